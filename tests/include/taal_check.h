@@ -1,0 +1,167 @@
+/*
+** taal_check.h -- the test helpers every chapter's unit tests use.
+**
+** One header, no framework. A test file defines tests with TEST(name),
+** lists them in a table, and hands the table to taal_check_main():
+**
+**     TEST(adds) { CHECK_EQ(1 + 1, 2); }
+**     static const taal_test tests[] = { TEST_ENTRY(adds) };
+**     int main(int argc, char **argv)
+**     { return taal_check_main(argc, argv, tests, TAAL_COUNT(tests)); }
+**
+** Run with no arguments, the program runs every test; with names, only
+** those (CTest runs each test by name, so each shows up on its own). A
+** TEST missing from the table is an unused static function: the compiler
+** says so.
+**
+** A failed check prints the expression and both values with file and line,
+** then ends the current test (the rest of it would only report the same
+** failure again). The allocation counters at the bottom let a test make the
+** n-th allocation fail and check that nothing is left allocated.
+*/
+#ifndef TAAL_CHECK_H
+#define TAAL_CHECK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct taal_test {
+    const char *name;
+    void (*fn)(void);
+} taal_test;
+
+#define TEST(name) static void name(void)
+#define TEST_ENTRY(name) \
+    {                    \
+#name, name      \
+    }
+#define TAAL_COUNT(array) (sizeof(array) / sizeof((array)[0]))
+
+/* Failures of the test that is running; reset before each test. */
+static int taal_check_failures;
+
+static inline void taal_check_report(const char *file, int line, const char *what)
+{
+    fprintf(stderr, "%s:%d: check failed: %s\n", file, line, what);
+    taal_check_failures++;
+}
+
+/** Fails the test unless @p cond is true. */
+#define CHECK(cond)                                       \
+    do {                                                  \
+        if (!(cond)) {                                    \
+            taal_check_report(__FILE__, __LINE__, #cond); \
+            return;                                       \
+        }                                                 \
+    } while (0)
+
+/** Fails the test unless the integers @p a and @p b are equal; prints both. */
+#define CHECK_EQ(a, b)                                                                  \
+    do {                                                                                \
+        long long taal__a = (long long)(a), taal__b = (long long)(b);                   \
+        if (taal__a != taal__b) {                                                       \
+            fprintf(stderr, "%s:%d: check failed: %s == %s (%lld != %lld)\n", __FILE__, \
+                    __LINE__, #a, #b, taal__a, taal__b);                                \
+            taal_check_failures++;                                                      \
+            return;                                                                     \
+        }                                                                               \
+    } while (0)
+
+/** Fails the test unless the strings @p a and @p b are equal; prints both. */
+#define CHECK_STR(a, b)                                                           \
+    do {                                                                          \
+        const char *taal__a = (a), *taal__b = (b);                                \
+        if (taal__a == NULL || taal__b == NULL || strcmp(taal__a, taal__b)) {     \
+            fprintf(stderr, "%s:%d: check failed: %s == %s (\"%s\" != \"%s\")\n", \
+                    __FILE__, __LINE__, #a, #b, taal__a ? taal__a : "(null)",     \
+                    taal__b ? taal__b : "(null)");                                \
+            taal_check_failures++;                                                \
+            return;                                                               \
+        }                                                                         \
+    } while (0)
+
+/** Runs the tests named in argv, or all of them; returns the exit status. */
+static inline int taal_check_main(int argc, char **argv, const taal_test *tests,
+                                  size_t count)
+{
+    int failed = 0, ran = 0;
+    for (size_t i = 0; i < count; i++) {
+        bool wanted = argc < 2;
+        for (int a = 1; a < argc && !wanted; a++)
+            wanted = strcmp(argv[a], tests[i].name) == 0;
+        if (!wanted)
+            continue;
+        taal_check_failures = 0;
+        tests[i].fn();
+        ran++;
+        printf("%s %s\n", taal_check_failures ? "FAIL" : "ok  ", tests[i].name);
+        failed += taal_check_failures != 0;
+    }
+    /* Every name asked for must exist: a typo must not pass as "ran nothing". */
+    for (int a = 1; a < argc; a++) {
+        bool found = false;
+        for (size_t i = 0; i < count && !found; i++)
+            found = strcmp(argv[a], tests[i].name) == 0;
+        if (!found) {
+            fprintf(stderr, "no test named '%s'\n", argv[a]);
+            return 2;
+        }
+    }
+    printf("%d passed, %d failed\n", ran - failed, failed);
+    return failed ? 1 : 0;
+}
+
+/*
+** Allocation counting and failure injection. A chapter with a swappable
+** allocator routes it through taal_check_malloc/realloc/free; a test sets
+** fail_at to n to make the n-th allocation from then on return NULL.
+*/
+typedef struct taal_check_alloc_stats {
+    long allocs;   /* successful allocations so far */
+    long frees;    /* frees of non-NULL pointers so far */
+    long fail_at;  /* 0 = never fail; n = the n-th allocation attempt fails */
+    long attempts; /* allocation attempts since fail_at was set */
+} taal_check_alloc_stats;
+
+static taal_check_alloc_stats taal_check_alloc;
+
+/** Starts counting afresh; @p fail_at as in taal_check_alloc_stats. */
+static inline void taal_check_alloc_reset(long fail_at)
+{
+    taal_check_alloc = (taal_check_alloc_stats){0, 0, fail_at, 0};
+}
+
+/** Allocations not yet freed. */
+static inline long taal_check_alloc_live(void)
+{
+    return taal_check_alloc.allocs - taal_check_alloc.frees;
+}
+
+static inline bool taal_check_alloc_should_fail(void)
+{
+    taal_check_alloc.attempts++;
+    return taal_check_alloc.fail_at != 0 &&
+           taal_check_alloc.attempts == taal_check_alloc.fail_at;
+}
+
+static inline void *taal_check_malloc(size_t size)
+{
+    if (taal_check_alloc_should_fail())
+        return NULL;
+    void *p = malloc(size);
+    if (p != NULL)
+        taal_check_alloc.allocs++;
+    return p;
+}
+
+static inline void taal_check_free(void *p)
+{
+    if (p != NULL)
+        taal_check_alloc.frees++;
+    free(p);
+}
+
+#endif /* TAAL_CHECK_H */
