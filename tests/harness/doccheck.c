@@ -1,0 +1,649 @@
+/*
+** doccheck.c -- the tutorial is the test.
+**
+** Reads Markdown files and checks two kinds of block, each announced by an
+** HTML comment on the line before it (invisible when the Markdown is shown
+** on a code host, plain to read in the source):
+**
+**   <!-- check: output of PROGRAM [ARGS...] [(exit N)] -->
+**   ```text
+**   what PROGRAM prints on stdout, exactly
+**   ```
+**
+**   <!-- check: quote PATH -->
+**   ```c
+**   lines that appear, in this order and verbatim, in PATH
+**   ```
+**
+** An output check runs the program (named on the command line with
+** --program NAME=PATH) with TAAL_CLOCK=virtual, stdin from /dev/null and a
+** time limit, and compares its stdout byte for byte with the block, and its
+** exit status with N (default 0). A quote check finds the block's lines in
+** the file; a line that is only "...", "// ..." or a comment of only "..."
+** stands for lines left out.
+**
+** Usage:
+**   doccheck [--root DIR] [--program NAME=PATH]... [--require NAME]...
+**            [--wrap WORD]... [--timeout SECONDS] [--mutate] FILE.md...
+**
+**   --root     folder that quote paths are relative to (default: .)
+**   --require  fail unless some output check runs NAME (no undocumented
+**              example programs)
+**   --wrap     a word to put before every program, e.g. valgrind
+**   --mutate   self-test: also change one character of each expected output
+**              and require the comparison to notice
+**
+** Prints one line per check ("ok" or "FAIL" with the place and the reason),
+** then "N passed, N failed". Exits 0 if all passed, 1 if any failed, 2 for
+** a usage error.
+*/
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { MAX_ARGS = 64 };
+
+/* ---- growable text buffers --------------------------------------------- */
+
+typedef struct text {
+    char *data;
+    size_t len, cap;
+} text;
+
+static bool text_append(text *t, const char *s, size_t n)
+{
+    if (t->len + n + 1 > t->cap) {
+        size_t cap = t->cap ? t->cap : 256;
+        while (t->len + n + 1 > cap)
+            cap *= 2;
+        char *data = realloc(t->data, cap);
+        if (data == NULL)
+            return false;
+        t->data = data;
+        t->cap = cap;
+    }
+    memcpy(t->data + t->len, s, n);
+    t->len += n;
+    t->data[t->len] = '\0';
+    return true;
+}
+
+static void text_free(text *t)
+{
+    free(t->data);
+    *t = (text){0};
+}
+
+/* A file's contents split into lines (without their '\n'). */
+typedef struct lines {
+    text all;
+    char **line;
+    size_t count;
+} lines;
+
+static bool lines_read(lines *l, const char *path)
+{
+    *l = (lines){0};
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return false;
+    char buf[4096];
+    size_t n;
+    bool ok = true;
+    while (ok && (n = fread(buf, 1, sizeof buf, f)) > 0)
+        ok = text_append(&l->all, buf, n);
+    fclose(f);
+    if (!ok || l->all.len == 0)
+        return ok;
+    size_t cap = 1;
+    for (size_t i = 0; i < l->all.len; i++)
+        cap += l->all.data[i] == '\n';
+    l->line = malloc(cap * sizeof *l->line);
+    if (l->line == NULL)
+        return false;
+    char *p = l->all.data;
+    char *end = p + l->all.len;
+    while (p < end) {
+        char *nl = memchr(p, '\n', (size_t)(end - p));
+        char *stop = nl ? nl : end;
+        if (stop > p && stop[-1] == '\r')
+            stop[-1] = '\0'; /* tolerate CRLF files */
+        *stop = '\0';
+        l->line[l->count++] = p;
+        p = stop + 1;
+    }
+    return true;
+}
+
+static void lines_free(lines *l)
+{
+    text_free(&l->all);
+    free(l->line);
+    *l = (lines){0};
+}
+
+/* ---- options ---------------------------------------------------------- */
+
+typedef struct program {
+    const char *name, *path;
+    bool checked; /* some output check ran it */
+} program;
+
+static struct {
+    const char *root;
+    program programs[MAX_ARGS];
+    size_t nprograms;
+    const char *required[MAX_ARGS];
+    size_t nrequired;
+    const char *wrap[MAX_ARGS];
+    size_t nwrap;
+    double timeout;
+    bool mutate;
+    int passed, failed;
+} opt = {.root = ".", .timeout = 20.0};
+
+static program *find_program(const char *name)
+{
+    for (size_t i = 0; i < opt.nprograms; i++)
+        if (strcmp(opt.programs[i].name, name) == 0)
+            return &opt.programs[i];
+    return NULL;
+}
+
+static void report(bool ok, const char *file, size_t line, const char *what)
+{
+    printf("%s %s:%zu: %s\n", ok ? "ok  " : "FAIL", file, line, what);
+    if (ok)
+        opt.passed++;
+    else
+        opt.failed++;
+}
+
+/* ---- running a program -------------------------------------------------- */
+
+typedef struct run_result {
+    text out, err;
+    int status; /* exit code, or 128 + signal */
+    bool timed_out;
+    bool started;
+} run_result;
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Runs argv (already wrapped) and collects stdout and stderr until it exits
+ * or the time limit passes, in which case its whole process group dies. */
+static void run(char *const argv[], run_result *r)
+{
+    *r = (run_result){.status = -1};
+    int out[2], err[2];
+    if (pipe(out) != 0)
+        return;
+    if (pipe(err) != 0) {
+        close(out[0]);
+        close(out[1]);
+        return;
+    }
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        setpgid(0, 0);
+        int devnull = open("/dev/null", O_RDONLY);
+        if (devnull >= 0)
+            dup2(devnull, STDIN_FILENO);
+        dup2(out[1], STDOUT_FILENO);
+        dup2(err[1], STDERR_FILENO);
+        close(out[0]);
+        close(err[0]);
+        setenv("TAAL_CLOCK", "virtual", 1);
+        execvp(argv[0], argv);
+        fprintf(stderr, "doccheck: cannot run %s: %s\n", argv[0], strerror(errno));
+        _exit(127);
+    }
+    close(out[1]);
+    close(err[1]);
+    if (pid < 0) {
+        close(out[0]);
+        close(err[0]);
+        return;
+    }
+    r->started = true;
+    struct pollfd fds[2] = {{out[0], POLLIN, 0}, {err[0], POLLIN, 0}};
+    text *sinks[2] = {&r->out, &r->err};
+    int open_fds = 2;
+    double deadline = now_seconds() + opt.timeout;
+    while (open_fds > 0) {
+        double left = deadline - now_seconds();
+        if (left <= 0) {
+            r->timed_out = true;
+            kill(-pid, SIGKILL);
+            kill(pid, SIGKILL);
+            break;
+        }
+        if (poll(fds, 2, (int)(left * 1000) + 1) < 0 && errno != EINTR)
+            break;
+        for (int i = 0; i < 2; i++) {
+            if (fds[i].fd < 0 || fds[i].revents == 0)
+                continue;
+            char buf[4096];
+            ssize_t n = read(fds[i].fd, buf, sizeof buf);
+            if (n > 0 && text_append(sinks[i], buf, (size_t)n))
+                continue;
+            close(fds[i].fd); /* end of file, error, or out of memory */
+            fds[i].fd = -1;
+            open_fds--;
+        }
+    }
+    for (int i = 0; i < 2; i++)
+        if (fds[i].fd >= 0)
+            close(fds[i].fd);
+    int ws = 0;
+    while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
+        ;
+    r->status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+}
+
+/* ---- the checks ------------------------------------------------------- */
+
+/* A fenced block: its lines and where they start in the Markdown file. */
+typedef struct block {
+    char **line;
+    size_t count;
+    size_t first_line; /* 1-based line number of the first content line */
+} block;
+
+/* Prints the first difference between expected and actual output, naming
+ * the Markdown line that holds the expectation. */
+static void explain_output(const char *file, const block *b, const char *actual)
+{
+    const char *p = actual;
+    for (size_t i = 0;; i++) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        bool actual_ends = *p == '\0';
+        if (i == b->count) {
+            if (!actual_ends)
+                printf("    %s:%zu: expected end of output, got '%.*s'\n", file,
+                       b->first_line + i, (int)len, p);
+            else
+                printf("    the last line lacks its newline\n");
+            return;
+        }
+        if (actual_ends) {
+            printf("    %s:%zu: expected '%s' on line %zu, got end of output\n", file,
+                   b->first_line + i, b->line[i], i + 1);
+            return;
+        }
+        if (strlen(b->line[i]) != len || memcmp(b->line[i], p, len) != 0 || !nl) {
+            printf("    %s:%zu: expected '%s' on line %zu, got '%.*s'%s\n", file,
+                   b->first_line + i, b->line[i], i + 1, (int)len, p,
+                   nl ? "" : " (no newline)");
+            return;
+        }
+        p = nl + 1;
+    }
+}
+
+/* The block's lines, each ended by '\n': what the program must print. */
+static bool expected_text(const block *b, text *t)
+{
+    *t = (text){0};
+    if (!text_append(t, "", 0))
+        return false;
+    for (size_t i = 0; i < b->count; i++)
+        if (!text_append(t, b->line[i], strlen(b->line[i])) || !text_append(t, "\n", 1))
+            return false;
+    return true;
+}
+
+static void print_indented(const char *label, const text *t)
+{
+    if (t->len == 0)
+        return;
+    printf("    %s:\n", label);
+    const char *p = t->data;
+    while (*p) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        printf("    | %.*s\n", (int)len, p);
+        p += len + (nl != NULL);
+    }
+}
+
+static void check_output(const char *file, size_t marker_line, char *spec, const block *b)
+{
+    char what[512];
+    snprintf(what, sizeof what, "output of %s", spec);
+
+    /* "(exit N)" at the end of the spec sets the expected exit status. */
+    int want_status = 0;
+    char *paren = strstr(spec, "(exit ");
+    if (paren != NULL) {
+        want_status = atoi(paren + 6);
+        *paren = '\0';
+    }
+    char *argv[MAX_ARGS + 1];
+    size_t argc = 0;
+    for (size_t i = 0; i < opt.nwrap && argc < MAX_ARGS - 1; i++)
+        argv[argc++] = (char *)opt.wrap[i];
+    char *save = NULL;
+    char *name = strtok_r(spec, " \t", &save);
+    program *prog = name ? find_program(name) : NULL;
+    if (prog == NULL) {
+        report(false, file, marker_line, what);
+        printf("    no program named '%s' (give it with --program NAME=PATH)\n",
+               name ? name : "");
+        return;
+    }
+    prog->checked = true;
+    argv[argc++] = (char *)prog->path;
+    for (char *a; (a = strtok_r(NULL, " \t", &save)) != NULL && argc < MAX_ARGS;)
+        argv[argc++] = a;
+    argv[argc] = NULL;
+
+    run_result r;
+    run(argv, &r);
+    text want;
+    bool same = false;
+    if (!expected_text(b, &want)) {
+        printf("doccheck: out of memory\n");
+    } else if (r.started && !r.timed_out) {
+        same = r.out.len == want.len &&
+               memcmp(r.out.data ? r.out.data : "", want.data, want.len) == 0;
+    }
+    bool ok = same && r.status == want_status;
+    report(ok, file, marker_line, what);
+    if (!r.started)
+        printf("    could not start the program\n");
+    else if (r.timed_out)
+        printf("    timed out after %.0f s\n", opt.timeout);
+    else if (!same)
+        explain_output(file, b, r.out.data ? r.out.data : "");
+    if (!ok && r.started && !r.timed_out && r.status != want_status)
+        printf("    exit status %d, expected %d\n", r.status, want_status);
+    if (!ok) {
+        print_indented("stdout", &r.out);
+        print_indented("stderr", &r.err);
+    }
+
+    /* Self-test: one changed character must turn a pass into a failure. */
+    if (ok && opt.mutate && want.len > 0) {
+        want.data[0] = want.data[0] == 'x' ? 'y' : 'x';
+        bool noticed = r.out.len != want.len || memcmp(r.out.data, want.data, want.len);
+        report(noticed, file, marker_line, "a one-character change is noticed");
+    }
+    text_free(&want);
+    text_free(&r.out);
+    text_free(&r.err);
+}
+
+static bool is_elision(const char *s)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    return strcmp(s, "...") == 0 || strcmp(s, "// ...") == 0 ||
+           strcmp(s, "/* ... */") == 0 || strcmp(s, "# ...") == 0;
+}
+
+static void check_quote(const char *file, size_t marker_line, const char *path,
+                        const block *b)
+{
+    char what[512], full[4096];
+    snprintf(what, sizeof what, "quote of %s", path);
+    snprintf(full, sizeof full, "%s/%s", opt.root, path);
+    lines src;
+    if (!lines_read(&src, full)) {
+        report(false, file, marker_line, what);
+        printf("    cannot read %s\n", full);
+        lines_free(&src);
+        return;
+    }
+    /* Match segment by segment; each must start after the previous one. */
+    size_t from = 0, i = 0;
+    while (i < b->count) {
+        if (is_elision(b->line[i])) {
+            i++;
+            continue;
+        }
+        size_t seg_end = i;
+        while (seg_end < b->count && !is_elision(b->line[seg_end]))
+            seg_end++;
+        /* Find the start with the longest run of matching lines. */
+        size_t best_at = 0, best_len = 0;
+        for (size_t s = from; s < src.count; s++) {
+            size_t k = 0;
+            while (i + k < seg_end && s + k < src.count &&
+                   strcmp(src.line[s + k], b->line[i + k]) == 0)
+                k++;
+            if (k > best_len) {
+                best_len = k;
+                best_at = s;
+            }
+            if (k == seg_end - i)
+                break;
+        }
+        if (best_len < seg_end - i) {
+            size_t bad = i + best_len;
+            report(false, file, marker_line, what);
+            if (best_len == 0)
+                printf("    %s:%zu: '%s' is not in %s\n", file, b->first_line + bad,
+                       b->line[bad], path);
+            else
+                printf("    %s:%zu: quoted '%s', but %s:%zu says '%s'\n", file,
+                       b->first_line + bad, b->line[bad], path, best_at + best_len + 1,
+                       best_at + best_len < src.count ? src.line[best_at + best_len]
+                                                      : "(end of file)");
+            lines_free(&src);
+            return;
+        }
+        from = best_at + best_len;
+        i = seg_end;
+    }
+    report(true, file, marker_line, what);
+    lines_free(&src);
+}
+
+/* ---- reading a Markdown file -------------------------------------------- */
+
+/* CommonMark: a fence is three or more ` or ~, indented at most three
+ * spaces (four make it an indented code line). */
+static const char *skip_fence_indent(const char *s)
+{
+    for (int i = 0; i < 3 && *s == ' '; i++)
+        s++;
+    return s;
+}
+
+static bool fence_of(const char *s, char *ch, size_t *len)
+{
+    s = skip_fence_indent(s);
+    if (*s != '`' && *s != '~')
+        return false;
+    size_t n = 0;
+    while (s[n] == *s)
+        n++;
+    if (n < 3)
+        return false;
+    *ch = *s;
+    *len = n;
+    return true;
+}
+
+static bool closes_fence(const char *s, char ch, size_t len)
+{
+    s = skip_fence_indent(s);
+    size_t n = 0;
+    while (s[n] == ch)
+        n++;
+    if (n < len)
+        return false;
+    for (s += n; *s; s++)
+        if (*s != ' ' && *s != '\t')
+            return false;
+    return true;
+}
+
+/* If s is "<!-- check: SPEC -->", copies SPEC into spec and returns true. */
+static bool marker_of(const char *s, char *spec, size_t size)
+{
+    static const char open[] = "<!-- check:", close[] = "-->";
+    while (*s == ' ')
+        s++;
+    if (strncmp(s, open, sizeof open - 1) != 0)
+        return false;
+    s += sizeof open - 1;
+    while (*s == ' ')
+        s++;
+    const char *end = strstr(s, close);
+    if (end == NULL)
+        end = s + strlen(s);
+    while (end > s && end[-1] == ' ')
+        end--;
+    snprintf(spec, size, "%.*s", (int)(end - s), s);
+    return true;
+}
+
+static void check_file(const char *file)
+{
+    lines md;
+    if (!lines_read(&md, file)) {
+        report(false, file, 0, "read the file");
+        printf("    cannot read %s\n", file);
+        lines_free(&md);
+        return;
+    }
+    char fch = 0;
+    size_t flen = 0;
+    bool in_code = false;
+    for (size_t i = 0; i < md.count; i++) {
+        char spec[512];
+        if (in_code) {
+            in_code = !closes_fence(md.line[i], fch, flen);
+            continue;
+        }
+        if (fence_of(md.line[i], &fch, &flen)) {
+            in_code = true; /* markers inside ordinary code blocks are examples */
+            continue;
+        }
+        if (!marker_of(md.line[i], spec, sizeof spec))
+            continue;
+        size_t marker_line = i + 1;
+        size_t j = i + 1;
+        while (j < md.count && md.line[j][0] == '\0')
+            j++;
+        if (j == md.count || !fence_of(md.line[j], &fch, &flen)) {
+            report(false, file, marker_line, spec);
+            printf("    the marker is not followed by a fenced code block\n");
+            continue;
+        }
+        size_t k = j + 1;
+        while (k < md.count && !closes_fence(md.line[k], fch, flen))
+            k++;
+        if (k == md.count) {
+            report(false, file, marker_line, spec);
+            printf("    the code block is never closed\n");
+            break;
+        }
+        block b = {md.line + j + 1, k - j - 1, j + 2};
+        if (strncmp(spec, "output of ", 10) == 0)
+            check_output(file, marker_line, spec + 10, &b);
+        else if (strncmp(spec, "quote ", 6) == 0)
+            check_quote(file, marker_line, spec + 6, &b);
+        else {
+            report(false, file, marker_line, spec);
+            printf("    unknown check (expected 'output of PROGRAM' or 'quote PATH')\n");
+        }
+        i = k;
+    }
+    if (in_code) {
+        report(false, file, md.count, "code blocks");
+        printf("    a code block is never closed\n");
+    }
+    lines_free(&md);
+}
+
+/* ---- main ----------------------------------------------------------------- */
+
+static int usage(const char *why)
+{
+    fprintf(
+        stderr,
+        "doccheck: %s\n"
+        "usage: doccheck [--root DIR] [--program NAME=PATH]... [--require NAME]...\n"
+        "                [--wrap WORD]... [--timeout SECONDS] [--mutate] FILE.md...\n",
+        why);
+    return 2;
+}
+
+int main(int argc, char **argv)
+{
+    int first_file = argc;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        bool has_value = i + 1 < argc;
+        if (strcmp(a, "--mutate") == 0) {
+            opt.mutate = true;
+        } else if (strcmp(a, "--root") == 0 && has_value) {
+            opt.root = argv[++i];
+        } else if (strcmp(a, "--timeout") == 0 && has_value) {
+            opt.timeout = atof(argv[++i]);
+            if (!(opt.timeout > 0))
+                return usage("--timeout needs a positive number of seconds");
+        } else if (strcmp(a, "--program") == 0 && has_value) {
+            char *eq = strchr(argv[++i], '=');
+            if (eq == NULL || opt.nprograms == MAX_ARGS)
+                return usage("--program takes NAME=PATH");
+            *eq = '\0';
+            opt.programs[opt.nprograms++] = (program){argv[i], eq + 1, false};
+        } else if (strcmp(a, "--require") == 0 && has_value) {
+            if (opt.nrequired == MAX_ARGS)
+                return usage("too many --require");
+            opt.required[opt.nrequired++] = argv[++i];
+        } else if (strcmp(a, "--wrap") == 0 && has_value) {
+            if (opt.nwrap == MAX_ARGS - 2)
+                return usage("too many --wrap");
+            opt.wrap[opt.nwrap++] = argv[++i];
+        } else if (a[0] == '-' && a[1] == '-') {
+            return usage("unknown option or missing value");
+        } else {
+            first_file = i;
+            break;
+        }
+    }
+    if (first_file == argc)
+        return usage("no Markdown file given");
+
+    for (int i = first_file; i < argc; i++)
+        check_file(argv[i]);
+
+    for (size_t i = 0; i < opt.nrequired; i++) {
+        program *p = find_program(opt.required[i]);
+        bool ok = p != NULL && p->checked;
+        char what[256];
+        snprintf(what, sizeof what, "%s has documented output", opt.required[i]);
+        report(ok, argv[first_file], 0, what);
+        if (!ok)
+            printf("    no '<!-- check: output of %s -->' block in the files given\n",
+                   opt.required[i]);
+    }
+    if (opt.passed + opt.failed == 0) {
+        printf("doccheck: no checks found: nothing was tested\n");
+        opt.failed++;
+    }
+    printf("%d passed, %d failed\n", opt.passed, opt.failed);
+    return opt.failed ? 1 : 0;
+}
