@@ -157,6 +157,16 @@ static inline void *taal_check_malloc(size_t size)
     return p;
 }
 
+static inline void *taal_check_realloc(void *p, size_t size)
+{
+    if (taal_check_alloc_should_fail())
+        return NULL;
+    void *q = realloc(p, size);
+    if (q != NULL && p == NULL)
+        taal_check_alloc.allocs++;
+    return q;
+}
+
 static inline void taal_check_free(void *p)
 {
     if (p != NULL)

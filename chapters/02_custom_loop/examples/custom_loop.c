@@ -1,0 +1,60 @@
+/*
+** custom_loop.c -- the seed's CustomEventLoop example, on taal's loop.
+**
+**   async def example():
+**       print("Start")
+**       await sleep(1)
+**       print("After 1 second")
+**       await sleep(2)
+**       print("After 2 more seconds")
+**       return "Done"
+**
+**   loop = CustomEventLoop()
+**   print(loop.run_until_complete(example()))
+**
+** About 3 s on the real clock, during which the process sleeps in the
+** kernel; instant under TAAL_CLOCK=virtual.
+*/
+#include "taal.h"
+
+#include <stdio.h>
+
+typedef struct example {
+    taal_coro co;
+} example;
+
+static int example_body(taal_coro *self)
+{
+    example *f = (example *)self;
+    TAAL_BEGIN(f);
+    puts("Start");
+    TAAL_SLEEP(1);
+    puts("After 1 second");
+    TAAL_SLEEP(2);
+    puts("After 2 more seconds");
+    TAAL_RETURN_VALUE("Done");
+    TAAL_END();
+}
+
+int main(void)
+{
+    setvbuf(stdout, NULL, _IOLBF, 0); /* show each line as it happens */
+
+    taal_loop loop;
+    taal_task *task = NULL;
+    void *result = NULL;
+    int rc = taal_loop_init(&loop, NULL);
+    if (rc == TAAL_OK)
+        rc = taal_task_create(&loop, example_body, sizeof(example), &task);
+    if (rc == TAAL_OK)
+        rc = taal_run_until_complete(&loop, taal_task_future(task));
+    if (rc == TAAL_OK)
+        rc = taal_future_result(taal_task_future(task), &result);
+    if (rc == TAAL_OK)
+        puts(result);
+    else
+        fprintf(stderr, "custom_loop: %s\n", taal_strerror(rc));
+    taal_task_release(task);
+    taal_loop_close(&loop);
+    return rc == TAAL_OK ? 0 : 1;
+}

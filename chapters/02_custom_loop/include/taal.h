@@ -1,0 +1,641 @@
+/*
+** taal.h -- chapter 02: the event loop.
+**
+** Chapter 01 made a coroutine that a driver resumes by hand. This chapter
+** makes the driver: a loop with a ready queue of callbacks, futures that
+** wake whoever awaits them, tasks that step coroutines, and timers in a
+** min-heap that let the loop sleep in the kernel until the next deadline.
+** Everything of chapter 01 is here unchanged; the new parts start at
+** "Memory".
+**
+** A coroutine in taal is what a coroutine is in Python: a function whose
+** frame lives outside the C stack, so that it can stop at an `await`,
+** return to whoever resumed it, and later carry on from that very point.
+**
+**   Python                          taal
+**   ------------------------------  ------------------------------------
+**   async def f(): ...              a frame struct + a body function
+**   coro = f()                      f_frame fr; f_init(&fr, ...);
+**   coro.send(None)                 taal_send(&fr.co)
+**   yield        (in __await__)     TAAL_YIELD();
+**   await child  (yield from)       TAAL_AWAIT(&fr->child);
+**   return value                    store it in the frame; TAAL_RETURN();
+**   raise error                     TAAL_FAIL(TAAL_E...);
+**   loop = CustomEventLoop()        taal_loop loop; taal_loop_init(&loop, NULL);
+**   task = loop.create_task(coro)   taal_task_create(&loop, body, size, &task);
+**   await asyncio.sleep(1)          TAAL_SLEEP(1.0);
+**   await future / await task       TAAL_AWAIT_FUTURE(fut);
+**   asyncio.gather(*futures)        taal_gather(&loop, n, futures, &gathered);
+**   loop.run_until_complete(task)   taal_run_until_complete(&loop, fut);
+**
+** The technique is Simon Tatham's "Coroutines in C" (and Protothreads): the
+** body is one big `switch` on the saved resume point, and every await is a
+** `case` label inside it. docs/01_awaitable.md writes the expansion out by
+** hand before it uses these macros; read that first.
+**
+** The rules that come with the technique, each explained in the tutorial:
+**   1. Every variable that must survive an await lives in the frame, not in a
+**      local: the C stack is gone once the body returns at a suspension.
+**   2. No `switch` of your own may contain an await (its `case` labels would
+**      capture ours). if/else, loops and goto are fine.
+**   3. At most one await per source line (the line number is the resume
+**      point; two on one line fail to compile with "duplicate case value").
+**   4. The macros only work between TAAL_BEGIN and TAAL_END; outside them
+**      they fail to compile ("'taal__self' undeclared").
+*/
+#ifndef TAAL_H
+#define TAAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/** @file
+ *  @brief Chapter 02: coroutines, the event loop, futures, tasks, timers,
+ *  gather and wait.
+ */
+
+/* ------------------------------------------------------------------------ */
+/** @name Status codes
+ *  Every taal operation returns an int: zero for success, a positive value
+ *  for "not finished yet", a negative TAAL_E... code for an error. A
+ *  coroutine finishes with TAAL_OK or with one of the errors; the codes are
+ *  values, never exceptions, and taal_strerror() names each one.
+ *  @{
+ */
+enum {
+    TAAL_OK = 0,          /**< success; for taal_send(): the coroutine finished */
+    TAAL_SUSPENDED = 1,   /**< taal_send(): the coroutine stopped at an await */
+    TAAL_EINVAL = -1,     /**< invalid argument (NULL, uninitialised frame) */
+    TAAL_EDEAD = -2,      /**< the coroutine has already finished */
+    TAAL_ERUNNING = -3,   /**< the coroutine is already running (it awaited itself) */
+    TAAL_ENOMEM = -4,     /**< an allocation failed */
+    TAAL_ESTATE = -5,     /**< invalid state: a result set twice, or read too early */
+    TAAL_ENOTASK = -6,    /**< an await that needs a task ran outside one */
+    TAAL_ELOOP = -7,      /**< the future belongs to another loop */
+    TAAL_EBUSY = -8,      /**< the loop is already running, or the handle is in use */
+    TAAL_ECLOSED = -9,    /**< the loop is closed */
+    TAAL_EDEADLOCK = -10, /**< tasks wait, but nothing is ready and no timer is set */
+    TAAL_ESTOPPED = -11,  /**< the loop stopped before the future completed */
+    /** Coroutines may fail with codes of their own: any value at or below
+     *  TAAL_EUSER is yours, and taal_strerror() calls it "user error". */
+    TAAL_EUSER = -1000
+};
+
+/** A short English description of a status code ("cannot resume finished
+ *  coroutine"). Never NULL; unknown codes give "unknown status". */
+const char *taal_strerror(int status);
+/** @} */
+
+/* ------------------------------------------------------------------------ */
+/** @name Coroutine frames
+ *  @{
+ */
+
+/** The coroutine header; see struct taal_coro. */
+typedef struct taal_coro taal_coro;
+
+/** A coroutine's body. It runs from the saved resume point to the next
+ *  await (returning TAAL_SUSPENDED) or to its end (returning TAAL_OK or an
+ *  error). Write it with TAAL_BEGIN ... TAAL_END rather than by hand. */
+typedef int (*taal_body_fn)(taal_coro *self);
+
+/** Resume point of a coroutine that has finished. */
+#define TAAL_POINT_DONE (-1)
+
+/** The header every coroutine frame starts with.
+ *
+ *  A frame is a struct whose first member is a taal_coro, followed by the
+ *  coroutine's arguments, its locals and the frames of the coroutines it
+ *  awaits directly. Because the header is the first member, a pointer to the
+ *  header and a pointer to the frame are the same address (C11 6.7.2.1p15),
+ *  which is how the body gets its frame back.
+ */
+struct taal_coro {
+    taal_body_fn body; /**< the coroutine's function; NULL = not initialised */
+    int point;         /**< where to resume: 0 = start, a line = an await,
+                            TAAL_POINT_DONE = finished */
+    int status;        /**< how it finished (TAAL_OK or an error); TAAL_SUSPENDED
+                            until then */
+    bool running;      /**< true while its body is on the C stack */
+    void *value;       /**< what the coroutine returned (TAAL_RETURN_VALUE), or NULL */
+};
+
+/** Prepares a coroutine header: not started, not finished. Call it from the
+ *  coroutine's own init function, which then stores the arguments.
+ *  Returns TAAL_OK, or TAAL_EINVAL if @p co or @p body is NULL. */
+int taal_coro_init(taal_coro *co, taal_body_fn body);
+
+/** True once @p co has finished (with a value or with an error). */
+bool taal_coro_done(const taal_coro *co);
+
+/** Resumes @p co once, like Python's `coro.send(None)`.
+ *
+ *  Returns TAAL_SUSPENDED if the coroutine stopped at an await, TAAL_OK if it
+ *  finished (its result is in its frame), or the error it finished with.
+ *  Misuse never runs the body: TAAL_EINVAL for NULL or an uninitialised
+ *  frame, TAAL_EDEAD for a finished coroutine, TAAL_ERUNNING for one that is
+ *  already running. */
+int taal_send(taal_coro *co);
+/** @} */
+
+/* ------------------------------------------------------------------------ */
+/** @name The coroutine macros
+ *  Each macro is the hand-written code of docs/01_awaitable.md, given a name.
+ *  @{
+ */
+
+/** Opens a coroutine body. @p frame is a pointer to the frame struct, whose
+ *  first member is `taal_coro co`. Declares `taal__self`, which every other
+ *  macro uses: that is what makes an await outside a body fail to compile. */
+#define TAAL_BEGIN(frame)                       \
+    taal_coro *const taal__self = &(frame)->co; \
+    switch (taal__self->point) {                \
+    case 0:
+
+/** Gives control back to the driver once; the next taal_send() resumes on
+ *  the following statement. This is the bare `yield` of `__await__`. */
+#define TAAL_YIELD()                  \
+    do {                              \
+        taal__self->point = __LINE__; \
+        return TAAL_SUSPENDED;        \
+    case __LINE__:;                   \
+    } while (0)
+
+/** Awaits the coroutine whose frame is @p child_frame, embedded in this
+ *  frame, like `yield from`: each resume of this coroutine resumes the child,
+ *  each suspension of the child suspends this coroutine, and when the child
+ *  finishes this one continues. If the child fails, this coroutine fails
+ *  with the same code (an uncaught exception propagates); use
+ *  TAAL_AWAIT_STATUS to look at the error instead. */
+#define TAAL_AWAIT(child_frame)                         \
+    do {                                                \
+        int taal__st;                                   \
+        TAAL__AWAIT_INTO(taal__st, &(child_frame)->co); \
+        if (taal__st != TAAL_OK)                        \
+            TAAL_FAIL(taal__st);                        \
+    } while (0)
+
+/** Like TAAL_AWAIT, but stores the child's final status (TAAL_OK or an
+ *  error) in the int lvalue @p status_lvalue and carries on, which is a
+ *  `try: await child / except` in one line. The lvalue should be a frame
+ *  field if it is read after a later await. */
+#define TAAL_AWAIT_STATUS(status_lvalue, child_frame) \
+    TAAL__AWAIT_INTO(status_lvalue, &(child_frame)->co)
+
+/** The shared core of both awaits (internal: use TAAL_AWAIT). The resume
+ *  point is set *before* the child's first step, so that resuming this
+ *  coroutine re-enters the child. `if (0) { case N:; }` puts the case label
+ *  where control can only arrive by the switch, which keeps
+ *  -Wimplicit-fallthrough quiet in standard C. */
+#define TAAL__AWAIT_INTO(out, child_co) \
+    do {                                \
+        taal__self->point = __LINE__;   \
+        if (0) {                        \
+        case __LINE__:;                 \
+        }                               \
+        (out) = taal_send(child_co);    \
+        if ((out) == TAAL_SUSPENDED)    \
+            return TAAL_SUSPENDED;      \
+    } while (0)
+
+/** Finishes the coroutine successfully; its results are whatever it stored
+ *  in its frame. */
+#define TAAL_RETURN() return TAAL_OK
+
+/** Finishes the coroutine successfully with @p result, a pointer that
+ *  becomes the result of the task running it (`return value`). */
+#define TAAL_RETURN_VALUE(result)     \
+    do {                              \
+        taal__self->value = (result); \
+        return TAAL_OK;               \
+    } while (0)
+
+/** Finishes the coroutine with the error @p status (a negative code).
+ *  taal_send() marks the frame finished; the macro only returns. */
+#define TAAL_FAIL(status) return (status)
+
+/** Closes a coroutine body; falling off the end is TAAL_RETURN(). */
+#define TAAL_END() \
+    }              \
+    TAAL_RETURN()
+
+/** @} */
+
+/* ------------------------------------------------------------------------ */
+/** @name Memory
+ *  taal allocates in exactly three places: a task (header and frame in one
+ *  block), a gather or wait (one block each), and the timer heap's array
+ *  when it grows. Everything else (handles, timers, futures, the loop
+ *  itself) lives in storage you provide. Every allocation can fail, and a
+ *  failure is reported as TAAL_ENOMEM, never as a crash.
+ *  @{
+ */
+
+/** The functions taal allocates with. Tests swap them to make the n-th
+ *  allocation fail. */
+typedef struct taal_allocator {
+    void *(*malloc)(size_t size);             /**< like malloc */
+    void *(*realloc)(void *ptr, size_t size); /**< like realloc */
+    void (*free)(void *ptr);                  /**< like free */
+} taal_allocator;
+
+/** Replaces the allocator for everything allocated from now on; NULL
+ *  restores the C library's. Swap it only while no loop is open. Returns
+ *  TAAL_EINVAL if a function is missing. */
+int taal_set_allocator(const taal_allocator *allocator);
+/** @} */
+
+/* ------------------------------------------------------------------------ */
+/** @name Handles: callbacks waiting to run
+ *  A handle is a callback and its argument, plus the links that put it in
+ *  one list at a time: the loop's ready queue, or a future's list of
+ *  waiters. Moving a handle between lists never allocates, which is why a
+ *  wake-up costs no memory.
+ *  @{
+ */
+
+/** A callback run by the loop. */
+typedef void (*taal_callback_fn)(void *arg);
+
+/** A link in a circular doubly linked list; next == NULL means "in no list". */
+typedef struct taal_link {
+    struct taal_link *prev; /**< previous link, or the list head */
+    struct taal_link *next; /**< next link, or the list head; NULL: unlinked */
+} taal_link;
+
+/** A callback waiting to run. Caller storage: keep it alive while it is
+ *  scheduled. Zero-initialised means idle. */
+typedef struct taal_handle {
+    taal_link link;      /**< in the ready queue or in a future's waiters */
+    taal_callback_fn fn; /**< what to call */
+    void *arg;           /**< its argument */
+} taal_handle;
+
+/** True while @p handle is in the ready queue or waiting on a future. */
+bool taal_handle_pending(const taal_handle *handle);
+/** @} */
+
+/* ------------------------------------------------------------------------ */
+/** @name The event loop
+ *  @{
+ */
+
+typedef struct taal_loop taal_loop;
+typedef struct taal_task taal_task;
+typedef struct taal_future taal_future;
+struct taal_timer;
+
+/** An entry of the timer heap: its key, stored by value so that comparing
+ *  two entries never follows a pointer, and the timer it belongs to. */
+typedef struct taal_heap_entry {
+    int64_t deadline;         /**< when, in loop time (nanoseconds) */
+    uint64_t seq;             /**< arming order: equal deadlines fire first-armed first */
+    struct taal_timer *timer; /**< whose entry this is */
+} taal_heap_entry;
+
+/** Receives the loop's reports: errors nobody retrieved, tasks pending at
+ *  close, deadlocks. One line per call, without a newline. */
+typedef void (*taal_report_fn)(void *ctx, const char *line);
+
+/** Which clock a loop reads. */
+typedef enum taal_clock {
+    TAAL_CLOCK_FROM_ENV = 0, /**< virtual if TAAL_CLOCK=virtual, else monotonic */
+    TAAL_CLOCK_MONOTONIC, /**< the kernel's monotonic clock; sleeping takes real time */
+    TAAL_CLOCK_VIRTUAL    /**< starts at 0; jumps to the next deadline when idle */
+} taal_clock;
+
+/** Options for taal_loop_init(); a zeroed struct (or NULL) means defaults. */
+typedef struct taal_loop_options {
+    taal_clock clock;      /**< which clock; default: from the environment */
+    taal_report_fn report; /**< where reports go; default: stderr */
+    void *report_ctx;      /**< passed to @ref report */
+} taal_loop_options;
+
+/** The event loop. Caller storage, initialised by taal_loop_init(). The
+ *  fields are public so that a reader can see the whole machine; only the
+ *  functions below may change them. */
+struct taal_loop {
+    /* What runs next. */
+    taal_link ready; /**< handles to run, in FIFO order */
+
+    /* Timers: a binary min-heap ordered by (deadline, sequence). */
+    taal_heap_entry *heap; /**< the heap's array (grown as needed) */
+    size_t heap_len;       /**< timers armed */
+    size_t heap_cap;       /**< entries allocated */
+    uint64_t timer_seq;    /**< sequence of the next timer: ties go in arming order */
+
+    /* Time, in nanoseconds. */
+    bool virtual_clock; /**< true: time moves only when the loop is idle */
+    int64_t now;        /**< the virtual clock; the last reading of the real one */
+
+    /* Tasks, gathers and waits: everything the loop allocated. */
+    taal_link objects;     /**< every heap future not yet freed */
+    unsigned next_task_id; /**< for the default names Task-1, Task-2, ... */
+    taal_task *current;    /**< the task whose step is running, or NULL */
+
+    /* State. */
+    bool running;  /**< inside taal_run_forever() */
+    bool stopping; /**< taal_stop() was called: end after this iteration */
+    bool closed;   /**< taal_loop_close() was called */
+
+    /* Reports. */
+    taal_report_fn report; /**< where reports go */
+    void *report_ctx;      /**< its context */
+};
+
+/** Prepares @p loop. @p options may be NULL. Allocates nothing.
+ *  Returns TAAL_OK or TAAL_EINVAL (NULL loop, unknown clock). */
+int taal_loop_init(taal_loop *loop, const taal_loop_options *options);
+
+/** Closes @p loop: reports every task still pending, by name, and every
+ *  error nobody retrieved, then frees every task, gather and wait the loop
+ *  made. After this no pointer to any of them may be used. Closing twice is
+ *  harmless. Returns TAAL_EBUSY if the loop is running, TAAL_EINVAL if NULL. */
+int taal_loop_close(taal_loop *loop);
+
+/** Schedules @p fn(@p arg) to run in the next loop iteration, after every
+ *  callback scheduled before it (asyncio's call_soon). @p handle is the
+ *  caller's storage for it. Returns TAAL_EINVAL, TAAL_ECLOSED, or
+ *  TAAL_EBUSY if the handle is already scheduled or waiting. */
+int taal_call_soon(taal_loop *loop, taal_handle *handle, taal_callback_fn fn, void *arg);
+
+/** Runs one iteration (asyncio's _run_once), the numbered steps of
+ *  docs/02_custom_loop.md: wait for the earliest timer if nothing is ready,
+ *  move due timers to the ready queue, then run the callbacks that were
+ *  ready when the iteration began, and no others. Returns TAAL_OK, or
+ *  TAAL_EDEADLOCK (reported) if nothing is ready, no timer is set and the
+ *  loop is not stopping: waiting would be waiting forever. */
+int taal_run_once(taal_loop *loop);
+
+/** Runs iterations until taal_stop(). Returns TAAL_OK after a stop,
+ *  TAAL_EDEADLOCK, TAAL_EBUSY if already running (this loop or another),
+ *  TAAL_ECLOSED, or TAAL_EINVAL. */
+int taal_run_forever(taal_loop *loop);
+
+/** Makes taal_run_forever() return after the current iteration. */
+int taal_stop(taal_loop *loop);
+
+/** Runs the loop until @p future is done, and returns its status: TAAL_OK
+ *  or the error it failed with (the error counts as retrieved). Besides the
+ *  errors of taal_run_forever(): TAAL_ELOOP if the future belongs to
+ *  another loop, TAAL_ESTOPPED if taal_stop() ended the loop first. */
+int taal_run_until_complete(taal_loop *loop, taal_future *future);
+
+/** The loop's time in seconds (asyncio's loop.time()). */
+double taal_loop_time(taal_loop *loop);
+
+/** The loop running right now, or NULL (asyncio.get_running_loop()). */
+taal_loop *taal_running_loop(void);
+/** @} */
+
+/* ------------------------------------------------------------------------ */
+/** @name Timers
+ *  @{
+ */
+
+/** A callback to run at a deadline. Caller storage; zeroed means idle. */
+typedef struct taal_timer {
+    taal_handle handle; /**< moved to the ready queue when the timer is due */
+    size_t index;       /**< position in the heap plus one; 0 = not armed */
+} taal_timer;
+
+/** Arms @p timer to schedule @p fn(@p arg) after @p delay seconds.
+ *  Returns TAAL_EINVAL for a negative or NaN delay, TAAL_EBUSY if the timer
+ *  is armed or its handle is scheduled, TAAL_ENOMEM if the heap could not
+ *  grow, TAAL_ECLOSED. */
+int taal_timer_start(taal_loop *loop, taal_timer *timer, double delay,
+                     taal_callback_fn fn, void *arg);
+
+/** Disarms @p timer (and unschedules it if it is due but has not run).
+ *  Stopping an idle timer is harmless. */
+int taal_timer_stop(taal_loop *loop, taal_timer *timer);
+/** @} */
+
+/* ------------------------------------------------------------------------ */
+/** @name Futures
+ *  A future is a result that is not there yet. It is pending until it is
+ *  given a result or an error; then it schedules, in order, every handle
+ *  waiting on it. A plain future is caller storage; tasks, gathers and
+ *  waits are futures the loop allocates (see taal_task_release()).
+ *  @{
+ */
+
+/** What kind of future it is; the loop allocates every kind but plain. */
+typedef enum taal_future_kind {
+    TAAL_FUTURE_PLAIN = 0, /**< caller storage */
+    TAAL_FUTURE_TASK,      /**< a taal_task */
+    TAAL_FUTURE_GATHER,    /**< made by taal_gather() */
+    TAAL_FUTURE_WAIT       /**< made by taal_wait() */
+} taal_future_kind;
+
+/** A future. */
+struct taal_future {
+    taal_loop *loop;   /**< the loop it belongs to */
+    taal_link waiters; /**< handles to schedule when it is done */
+    void *result;      /**< the result, once done with TAAL_OK */
+    int status;        /**< TAAL_SUSPENDED while pending, then TAAL_OK or an error */
+    bool retrieved;    /**< somebody looked at the status (awaited it, asked) */
+    uint8_t kind;      /**< a taal_future_kind */
+    /* Loop-allocated futures only. */
+    bool released;  /**< its creator called taal_future_release() */
+    unsigned refs;  /**< references: its creator's, a pending task's own,
+                         one per gather, wait or task watching it */
+    taal_link node; /**< in loop->objects */
+};
+
+/** Prepares a plain future on @p loop. Returns TAAL_OK or TAAL_EINVAL. */
+int taal_future_init(taal_future *future, taal_loop *loop);
+
+/** Completes @p future with @p result. TAAL_ESTATE if it is already done. */
+int taal_future_set_result(taal_future *future, void *result);
+
+/** Completes @p future with the error @p status (negative). TAAL_EINVAL
+ *  for a status that is not an error, TAAL_ESTATE if it is already done. */
+int taal_future_set_error(taal_future *future, int status);
+
+/** True once @p future is done. */
+bool taal_future_done(const taal_future *future);
+
+/** The future's status, which marks it retrieved: TAAL_SUSPENDED while it
+ *  is pending, then TAAL_OK or its error. */
+int taal_future_status(taal_future *future);
+
+/** Stores the future's result in @p *result and returns TAAL_OK; or returns
+ *  its error, or TAAL_ESTATE while it is pending. Marks it retrieved. */
+int taal_future_result(taal_future *future, void **result);
+
+/** Makes @p future schedule @p fn(@p arg) when it is done, with call_soon
+ *  semantics: never inline, always in a later iteration, in the order the
+ *  callbacks were added. If it is already done the callback is scheduled at
+ *  once. @p handle is the caller's storage. */
+int taal_future_add_done_callback(taal_future *future, taal_handle *handle,
+                                  taal_callback_fn fn, void *arg);
+
+/** Takes @p handle off @p future's waiters (and off the ready queue if the
+ *  future is done and the callback has not run yet). */
+int taal_future_remove_done_callback(taal_future *future, taal_handle *handle);
+
+/** Drops the creator's reference to a future the loop allocated (a task,
+ *  gather or wait): "I will not look at it again". It is freed once it is
+ *  also finished and nothing watches it, or at taal_loop_close(). For a
+ *  plain future this does nothing. */
+void taal_future_release(taal_future *future);
+/** @} */
+
+/* ------------------------------------------------------------------------ */
+/** @name Tasks
+ *  A task runs one coroutine on a loop. Its frame is allocated together
+ *  with it, zeroed, in one block.
+ *
+ *  Who frees a task: the loop. It frees the task when three things are
+ *  true: the coroutine has finished, the creator has called
+ *  taal_task_release() (or never asked for the pointer), and no gather or
+ *  wait still watches it. Whatever is left is freed by taal_loop_close().
+ *  @{
+ */
+
+/** A task: a future, plus what it takes to step a coroutine. */
+struct taal_task {
+    taal_future future;    /**< the task is a future: first member */
+    taal_handle step;      /**< schedules the next step; parks on what it awaits */
+    taal_timer sleep;      /**< the timer of TAAL_SLEEP */
+    taal_future *awaiting; /**< the future it waits for, or NULL */
+    const char *name;      /**< set by taal_task_set_name(), or NULL */
+    unsigned id;           /**< for the default name "Task-<id>" */
+    taal_coro *coro;       /**< its coroutine: the frame that follows the task */
+};
+
+/** Creates a task that runs the coroutine @p body, whose frame is
+ *  @p frame_size bytes (at least sizeof(taal_coro)), zeroed, with its
+ *  header initialised. Its first step is scheduled with call_soon: fill in
+ *  the frame's arguments (taal_task_frame()) before the loop runs again.
+ *  If @p task is NULL nobody holds the task: fire and forget. Returns
+ *  TAAL_EINVAL, TAAL_ECLOSED or TAAL_ENOMEM. */
+int taal_task_create(taal_loop *loop, taal_body_fn body, size_t frame_size,
+                     taal_task **task);
+
+/** The task's frame (cast it to your frame type). */
+void *taal_task_frame(taal_task *task);
+
+/** The task as a future: to await it, gather it, or read its result. */
+taal_future *taal_task_future(taal_task *task);
+
+/** Names the task in reports. The string is not copied: it must outlive
+ *  the task (a string literal is ideal). */
+int taal_task_set_name(taal_task *task, const char *name);
+
+/** Writes the task's name ("Task-3" if it has none) into @p buf. */
+const char *taal_task_name(const taal_task *task, char *buf, size_t size);
+
+/** The task whose step is running, or NULL (asyncio.current_task()). */
+taal_task *taal_current_task(void);
+
+/** Drops the creator's reference: taal_future_release() of the task. */
+void taal_task_release(taal_task *task);
+/** @} */
+
+/* ------------------------------------------------------------------------ */
+/** @name Awaiting inside a task
+ *  These macros work in a coroutine that runs in a task (directly or
+ *  through TAAL_AWAIT of chapter 01). Outside one they fail with
+ *  TAAL_ENOTASK.
+ *  @{
+ */
+
+/** Parks the current task on @p future until it is done; used by the
+ *  macros below. Returns TAAL_SUSPENDED (parked), or the future's status. */
+int taal__await_future(taal_future *future);
+
+/** Arms the current task's sleep timer; for 0 it does nothing, so that the
+ *  suspension is a bare yield. Returns TAAL_OK or an error; used by
+ *  TAAL_SLEEP. */
+int taal__sleep_start(double seconds);
+
+/** `await future`: suspends until @p future is done; if it failed, this
+ *  coroutine fails with the same error. Read the result afterwards with
+ *  taal_future_result(). */
+#define TAAL_AWAIT_FUTURE(future)                    \
+    do {                                             \
+        int taal__st;                                \
+        TAAL__AWAIT_FUTURE_INTO(taal__st, (future)); \
+        if (taal__st != TAAL_OK)                     \
+            TAAL_FAIL(taal__st);                     \
+    } while (0)
+
+/** Like TAAL_AWAIT_FUTURE, but stores the future's status in
+ *  @p status_lvalue and carries on (`try: await future / except`). */
+#define TAAL_AWAIT_FUTURE_STATUS(status_lvalue, future) \
+    TAAL__AWAIT_FUTURE_INTO(status_lvalue, (future))
+
+/** `await task`. */
+#define TAAL_AWAIT_TASK(task) TAAL_AWAIT_FUTURE(taal_task_future(task))
+
+/** The shared core of the future awaits (internal). Each resume calls
+ *  taal__await_future() again: the first time it parks the task, the
+ *  second time the future is done and it returns the status. */
+#define TAAL__AWAIT_FUTURE_INTO(out, future) \
+    do {                                     \
+        taal__self->point = __LINE__;        \
+        if (0) {                             \
+        case __LINE__:;                      \
+        }                                    \
+        (out) = taal__await_future(future);  \
+        if ((out) == TAAL_SUSPENDED)         \
+            return TAAL_SUSPENDED;           \
+    } while (0)
+
+/** `await asyncio.sleep(seconds)`: suspends the current task for
+ *  @p seconds on the loop's timer heap; 0 is a bare yield that lets every
+ *  other ready callback run first. A negative or NaN delay fails the
+ *  coroutine with TAAL_EINVAL. */
+#define TAAL_SLEEP(seconds)                    \
+    do {                                       \
+        int taal__st;                          \
+        taal__st = taal__sleep_start(seconds); \
+        if (taal__st != TAAL_OK)               \
+            TAAL_FAIL(taal__st);               \
+        taal__self->point = __LINE__;          \
+        return TAAL_SUSPENDED;                 \
+    case __LINE__:;                            \
+    } while (0)
+/** @} */
+
+/* ------------------------------------------------------------------------ */
+/** @name Gather and wait
+ *  @{
+ */
+
+/** asyncio.gather(): makes a future that completes when every one of the
+ *  @p count futures has, with a result that is an array of their results in
+ *  argument order (void **, valid until the gather is freed). If a child
+ *  fails, the gather fails at once with that error while the other children
+ *  run on. Children the loop allocated are kept alive while it watches
+ *  them; plain futures must outlive it. Release it with
+ *  taal_future_release(). Returns TAAL_EINVAL, TAAL_ELOOP, TAAL_ECLOSED or
+ *  TAAL_ENOMEM. */
+int taal_gather(taal_loop *loop, size_t count, taal_future *const futures[],
+                taal_future **gathered);
+
+/** When taal_wait() returns. */
+typedef enum taal_wait_mode {
+    TAAL_ALL_COMPLETED = 0, /**< when all are done */
+    TAAL_FIRST_COMPLETED,   /**< when any is done */
+    TAAL_FIRST_EXCEPTION    /**< when any fails, or all are done */
+} taal_wait_mode;
+
+/** No timeout for taal_wait(). */
+#define TAAL_NO_TIMEOUT (-1.0)
+
+/** asyncio.wait(): makes a future that completes (always with TAAL_OK)
+ *  when @p mode is satisfied or @p timeout seconds have passed
+ *  (TAAL_NO_TIMEOUT: never). It cancels nothing: afterwards, ask each future
+ *  whether it is done. Release it with taal_future_release(). Returns
+ *  TAAL_EINVAL (also for a NaN or negative timeout other than
+ *  TAAL_NO_TIMEOUT, or an unknown mode), TAAL_ELOOP, TAAL_ECLOSED or
+ *  TAAL_ENOMEM. */
+int taal_wait(taal_loop *loop, size_t count, taal_future *const futures[],
+              taal_wait_mode mode, double timeout, taal_future **waited);
+/** @} */
+
+#endif /* TAAL_H */

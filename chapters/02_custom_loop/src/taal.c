@@ -1,0 +1,82 @@
+/*
+** taal.c -- the driver of the awaitable protocol (chapter 01, unchanged but
+** for the new status names).
+**
+** There is very little here, on purpose: a coroutine is data (its frame)
+** plus a function (its body), and resuming it is one function call. All
+** the cleverness is in the macros of taal.h. The loop is in loop.c, futures
+** in future.c, tasks in task.c.
+*/
+#include "taal.h"
+
+#include <stddef.h>
+
+/*
+** The names of the status codes, matched exactly by the tests, in the
+** spirit of Lua's "cannot resume dead coroutine".
+*/
+const char *taal_strerror(int status)
+{
+    switch (status) {
+    case TAAL_OK: return "ok";
+    case TAAL_SUSPENDED: return "suspended";
+    case TAAL_EINVAL: return "invalid argument";
+    case TAAL_EDEAD: return "cannot resume finished coroutine";
+    case TAAL_ERUNNING: return "cannot resume running coroutine";
+    case TAAL_ENOMEM: return "out of memory";
+    case TAAL_ESTATE: return "invalid state";
+    case TAAL_ENOTASK: return "not inside a task";
+    case TAAL_ELOOP: return "future belongs to another loop";
+    case TAAL_EBUSY: return "busy";
+    case TAAL_ECLOSED: return "loop is closed";
+    case TAAL_EDEADLOCK: return "deadlock";
+    case TAAL_ESTOPPED: return "loop stopped before the future completed";
+    default: return status <= TAAL_EUSER ? "user error" : "unknown status";
+    }
+}
+
+int taal_coro_init(taal_coro *co, taal_body_fn body)
+{
+    if (co == NULL || body == NULL)
+        return TAAL_EINVAL;
+    co->body = body;
+    co->point = 0;
+    co->status = TAAL_SUSPENDED;
+    co->running = false;
+    return TAAL_OK;
+}
+
+bool taal_coro_done(const taal_coro *co)
+{
+    return co != NULL && co->point == TAAL_POINT_DONE;
+}
+
+/*
+** Python's coro.send(None). The checks come first and never touch the
+** frame, so a misused coroutine is left exactly as it was. Then one call to
+** the body runs it up to its next await or to its end.
+**
+** Whatever the body returns other than TAAL_SUSPENDED ends it: the frame is
+** marked finished here, in one place, so a hand-written body cannot forget
+** to. A body that ends with a positive value other than TAAL_SUSPENDED is
+** reported as invalid rather than trusted.
+*/
+int taal_send(taal_coro *co)
+{
+    if (co == NULL || co->body == NULL)
+        return TAAL_EINVAL;
+    if (co->point == TAAL_POINT_DONE)
+        return TAAL_EDEAD;
+    if (co->running)
+        return TAAL_ERUNNING;
+
+    co->running = true;
+    int rc = co->body(co);
+    co->running = false;
+
+    if (rc == TAAL_SUSPENDED)
+        return TAAL_SUSPENDED;
+    co->point = TAAL_POINT_DONE;
+    co->status = rc <= 0 ? rc : TAAL_EINVAL;
+    return co->status;
+}

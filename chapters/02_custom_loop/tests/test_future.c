@@ -1,0 +1,617 @@
+/*
+** test_future.c -- chapter 02's unit tests: futures, tasks, gather, wait,
+** and the reports of errors nobody retrieved and tasks left pending.
+*/
+#include "taal.h"
+#include "taal_check.h"
+
+#include <math.h> /* NAN */
+
+static char reports[4096];
+
+static void collect_report(void *ctx, const char *line)
+{
+    (void)ctx;
+    size_t used = strlen(reports);
+    snprintf(reports + used, sizeof reports - used, "%s\n", line);
+}
+
+static void open_loop(taal_loop *loop)
+{
+    taal_loop_options options = {.clock = TAAL_CLOCK_VIRTUAL, .report = collect_report};
+    reports[0] = '\0';
+    taal_loop_init(loop, &options);
+}
+
+static char trace[256];
+static void note(const char *s)
+{
+    size_t n = strlen(trace);
+    snprintf(trace + n, sizeof trace - n, "%s", s);
+}
+static void note_callback(void *arg)
+{
+    note(arg);
+}
+
+/* ---- coroutines the tests run ------------------------------------------------ */
+
+/* Sleeps `delay`, notes `label`, then returns `value` or fails with `error`. */
+typedef struct valued {
+    taal_coro co;
+    double delay;
+    const char *label;
+    void *value;
+    int error;
+} valued;
+
+static int valued_body(taal_coro *self)
+{
+    valued *f = (valued *)self;
+    TAAL_BEGIN(f);
+    TAAL_SLEEP(f->delay);
+    if (f->label != NULL)
+        note(f->label);
+    if (f->error != 0)
+        TAAL_FAIL(f->error);
+    TAAL_RETURN_VALUE(f->value);
+    TAAL_END();
+}
+
+static taal_task *spawn_valued(taal_loop *loop, double delay, const char *label,
+                               void *value, int error)
+{
+    taal_task *task = NULL;
+    if (taal_task_create(loop, valued_body, sizeof(valued), &task) != TAAL_OK)
+        return NULL;
+    valued *f = taal_task_frame(task);
+    f->delay = delay;
+    f->label = label;
+    f->value = value;
+    f->error = error;
+    return task;
+}
+
+/* Yields n times, noting its letter before each yield. */
+typedef struct yielder {
+    taal_coro co;
+    const char *letter;
+    int i, n;
+    bool bare; /* TAAL_YIELD() instead of TAAL_SLEEP(0) */
+} yielder;
+
+static int yielder_body(taal_coro *self)
+{
+    yielder *f = (yielder *)self;
+    TAAL_BEGIN(f);
+    for (f->i = 0; f->i < f->n; f->i++) {
+        note(f->letter);
+        if (f->bare) {
+            TAAL_YIELD();
+        } else {
+            TAAL_SLEEP(0);
+        }
+    }
+    TAAL_END();
+}
+
+/* ---- futures ---------------------------------------------------------------- */
+
+TEST(done_callbacks_are_scheduled_in_order_never_called_inline)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    taal_future fut;
+    taal_handle a = {0}, b = {0};
+    trace[0] = '\0';
+    CHECK_EQ(taal_future_init(&fut, &loop), TAAL_OK);
+    CHECK_EQ(taal_future_add_done_callback(&fut, &a, note_callback, "a"), TAAL_OK);
+    CHECK_EQ(taal_future_add_done_callback(&fut, &b, note_callback, "b"), TAAL_OK);
+    CHECK_EQ(taal_future_status(&fut), TAAL_SUSPENDED);
+    CHECK_EQ(taal_future_set_result(&fut, "r"), TAAL_OK);
+    CHECK_STR(trace, ""); /* not inline */
+    CHECK_EQ(taal_run_once(&loop), TAAL_OK);
+    CHECK_STR(trace, "ab");
+    void *result = NULL;
+    CHECK_EQ(taal_future_result(&fut, &result), TAAL_OK);
+    CHECK_STR(result, "r");
+    taal_loop_close(&loop);
+}
+
+TEST(a_future_completes_once)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    taal_future fut;
+    taal_future_init(&fut, &loop);
+    void *result;
+    CHECK_EQ(taal_future_result(&fut, &result), TAAL_ESTATE); /* not yet */
+    CHECK_EQ(taal_future_set_error(&fut, TAAL_OK), TAAL_EINVAL);
+    CHECK_EQ(taal_future_set_error(&fut, TAAL_EUSER), TAAL_OK);
+    CHECK_EQ(taal_future_set_result(&fut, NULL), TAAL_ESTATE);
+    CHECK_EQ(taal_future_set_error(&fut, TAAL_EUSER), TAAL_ESTATE);
+    CHECK_EQ(taal_future_result(&fut, &result), TAAL_EUSER);
+    CHECK_STR(taal_strerror(TAAL_ESTATE), "invalid state");
+    taal_loop_close(&loop);
+    CHECK_EQ(taal_future_set_result(NULL, NULL), TAAL_EINVAL);
+    CHECK_EQ(taal_future_init(NULL, &loop), TAAL_EINVAL);
+    CHECK(!taal_future_done(NULL));
+}
+
+TEST(a_callback_added_to_a_done_future_is_scheduled_at_once_and_can_be_removed)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    taal_future fut;
+    taal_future_init(&fut, &loop);
+    taal_future_set_result(&fut, NULL);
+    taal_handle a = {0}, b = {0};
+    trace[0] = '\0';
+    CHECK_EQ(taal_future_add_done_callback(&fut, &a, note_callback, "a"), TAAL_OK);
+    CHECK_EQ(taal_future_add_done_callback(&fut, &b, note_callback, "b"), TAAL_OK);
+    CHECK_EQ(taal_future_add_done_callback(&fut, &b, note_callback, "b"), TAAL_EBUSY);
+    CHECK_EQ(taal_future_remove_done_callback(&fut, &a), TAAL_OK);
+    taal_run_once(&loop);
+    CHECK_STR(trace, "b");
+    taal_loop_close(&loop);
+}
+
+/* ---- tasks ---------------------------------------------------------------------- */
+
+TEST(a_task_returns_its_value_through_run_until_complete)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    taal_task *task = spawn_valued(&loop, 2.5, NULL, "forty-two", 0);
+    CHECK(task != NULL);
+    CHECK(!taal_future_done(taal_task_future(task)));
+    CHECK_EQ(taal_run_until_complete(&loop, taal_task_future(task)), TAAL_OK);
+    void *value = NULL;
+    CHECK_EQ(taal_future_result(taal_task_future(task), &value), TAAL_OK);
+    CHECK_STR(value, "forty-two");
+    CHECK(taal_loop_time(&loop) >= 2.5 && taal_loop_time(&loop) < 2.5 + 1e-9);
+    taal_task_release(task);
+    taal_loop_close(&loop);
+    CHECK_STR(reports, "");
+}
+
+TEST(tasks_take_turns_at_every_sleep_zero)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    trace[0] = '\0';
+    taal_task *t[2];
+    for (int i = 0; i < 2; i++) {
+        taal_task_create(&loop, yielder_body, sizeof(yielder), &t[i]);
+        yielder *f = taal_task_frame(t[i]);
+        f->letter = i ? "b" : "a";
+        f->n = 3;
+    }
+    CHECK_EQ(taal_run_until_complete(&loop, taal_task_future(t[1])), TAAL_OK);
+    CHECK_STR(trace, "ababab");
+    CHECK(taal_loop_time(&loop) == 0.0); /* sleep(0) arms no timer */
+    taal_loop_close(&loop);
+}
+
+TEST(a_bare_yield_in_a_task_requeues_it)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    trace[0] = '\0';
+    taal_task *t[2];
+    for (int i = 0; i < 2; i++) {
+        taal_task_create(&loop, yielder_body, sizeof(yielder), &t[i]);
+        yielder *f = taal_task_frame(t[i]);
+        f->letter = i ? "y" : "x";
+        f->n = 2;
+        f->bare = true;
+    }
+    CHECK_EQ(taal_run_until_complete(&loop, taal_task_future(t[0])), TAAL_OK);
+    CHECK_STR(trace, "xyxy");
+    taal_loop_close(&loop);
+}
+
+/* Awaits another task, twice: once letting its error propagate, once
+ * catching it. */
+typedef struct awaiter {
+    taal_coro co;
+    taal_task *child;
+    bool catch_it;
+    int caught;
+    void *value;
+} awaiter;
+
+static int awaiter_body(taal_coro *self)
+{
+    awaiter *f = (awaiter *)self;
+    TAAL_BEGIN(f);
+    if (f->catch_it) {
+        TAAL_AWAIT_FUTURE_STATUS(f->caught, taal_task_future(f->child));
+    } else {
+        TAAL_AWAIT_TASK(f->child);
+        taal_future_result(taal_task_future(f->child), &f->value);
+    }
+    TAAL_END();
+}
+
+TEST(awaiting_a_task_gives_its_value_or_its_error)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    taal_task *ok_child = spawn_valued(&loop, 1, NULL, "v", 0);
+    taal_task *bad_child = spawn_valued(&loop, 1, NULL, NULL, TAAL_EUSER - 1);
+    taal_task *a[3];
+    for (int i = 0; i < 3; i++)
+        taal_task_create(&loop, awaiter_body, sizeof(awaiter), &a[i]);
+    ((awaiter *)taal_task_frame(a[0]))->child = ok_child;
+    ((awaiter *)taal_task_frame(a[1]))->child = bad_child;
+    ((awaiter *)taal_task_frame(a[2]))->child = bad_child;
+    ((awaiter *)taal_task_frame(a[2]))->catch_it = true;
+    CHECK_EQ(taal_run_until_complete(&loop, taal_task_future(a[2])), TAAL_OK);
+    CHECK_STR(((awaiter *)taal_task_frame(a[0]))->value, "v");
+    CHECK_EQ(taal_future_status(taal_task_future(a[1])), TAAL_EUSER - 1);
+    CHECK_EQ(((awaiter *)taal_task_frame(a[2]))->caught, TAAL_EUSER - 1);
+    taal_loop_close(&loop);
+    CHECK_STR(reports, ""); /* every error was retrieved by someone */
+}
+
+/* ---- gather ---------------------------------------------------------------------- */
+
+TEST(gather_gives_results_in_argument_order_whatever_the_finishing_order)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    trace[0] = '\0';
+    taal_future *children[3] = {
+        taal_task_future(spawn_valued(&loop, 0.3, "1", "first", 0)),
+        taal_task_future(spawn_valued(&loop, 0.1, "2", "second", 0)),
+        taal_task_future(spawn_valued(&loop, 0.2, "3", "third", 0)),
+    };
+    taal_future *g = NULL;
+    CHECK_EQ(taal_gather(&loop, 3, children, &g), TAAL_OK);
+    CHECK_EQ(taal_run_until_complete(&loop, g), TAAL_OK);
+    CHECK_STR(trace, "231"); /* finishing order */
+    void **results = NULL;
+    CHECK_EQ(taal_future_result(g, (void **)&results), TAAL_OK);
+    CHECK_STR(results[0], "first");
+    CHECK_STR(results[1], "second");
+    CHECK_STR(results[2], "third");
+    taal_future_release(g);
+    for (int i = 0; i < 3; i++)
+        taal_future_release(children[i]);
+    taal_loop_close(&loop);
+}
+
+TEST(gather_fails_with_the_first_error_while_the_others_run_on)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    trace[0] = '\0';
+    taal_future *children[3] = {
+        taal_task_future(spawn_valued(&loop, 1.0, "slow", "s", 0)),
+        taal_task_future(spawn_valued(&loop, 0.1, "fail", NULL, TAAL_EUSER - 2)),
+        taal_task_future(spawn_valued(&loop, 0.5, "fail2", NULL, TAAL_EUSER - 3)),
+    };
+    taal_future *g = NULL;
+    CHECK_EQ(taal_gather(&loop, 3, children, &g), TAAL_OK);
+    CHECK_EQ(taal_run_until_complete(&loop, g), TAAL_EUSER - 2);
+    CHECK(taal_loop_time(&loop) < 0.2); /* at once, not after the slow one */
+    CHECK(!taal_future_done(children[0]));
+    CHECK_EQ(taal_run_until_complete(&loop, children[0]), TAAL_OK); /* it ran on */
+    CHECK_STR(trace, "failfail2slow");
+    taal_loop_close(&loop);
+    CHECK_STR(reports, ""); /* gather retrieved both errors, as asyncio does */
+}
+
+TEST(gather_of_nothing_is_done_at_once)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    taal_future *g = NULL;
+    CHECK_EQ(taal_gather(&loop, 0, NULL, &g), TAAL_OK);
+    CHECK(taal_future_done(g));
+    CHECK_EQ(taal_run_until_complete(&loop, g), TAAL_OK);
+    taal_loop_close(&loop);
+}
+
+TEST(gather_checks_its_arguments)
+{
+    taal_loop loop, other;
+    open_loop(&loop);
+    open_loop(&other);
+    taal_future mine, theirs, *g = NULL;
+    taal_future_init(&mine, &loop);
+    taal_future_init(&theirs, &other);
+    taal_future *mixed[2] = {&mine, &theirs};
+    taal_future *holes[2] = {&mine, NULL};
+    CHECK_EQ(taal_gather(&loop, 2, mixed, &g), TAAL_ELOOP);
+    CHECK_EQ(taal_gather(&loop, 2, holes, &g), TAAL_EINVAL);
+    CHECK_EQ(taal_gather(&loop, 2, NULL, &g), TAAL_EINVAL);
+    CHECK_EQ(taal_gather(&loop, 1, mixed, NULL), TAAL_EINVAL);
+    CHECK_EQ(taal_gather(NULL, 1, mixed, &g), TAAL_EINVAL);
+    CHECK(g == NULL);
+    taal_loop_close(&loop);
+    taal_loop_close(&other);
+    CHECK_EQ(taal_gather(&loop, 1, mixed, &g), TAAL_ECLOSED);
+}
+
+/* ---- wait ------------------------------------------------------------------------- */
+
+TEST(wait_first_completed_returns_after_the_first_and_cancels_nothing)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    taal_future *children[2] = {
+        taal_task_future(spawn_valued(&loop, 0.2, NULL, NULL, 0)),
+        taal_task_future(spawn_valued(&loop, 0.5, NULL, NULL, 0)),
+    };
+    taal_future *w = NULL;
+    CHECK_EQ(taal_wait(&loop, 2, children, TAAL_FIRST_COMPLETED, TAAL_NO_TIMEOUT, &w),
+             TAAL_OK);
+    CHECK_EQ(taal_run_until_complete(&loop, w), TAAL_OK);
+    CHECK(taal_future_done(children[0]));
+    CHECK(!taal_future_done(children[1]));
+    CHECK_EQ(taal_run_until_complete(&loop, children[1]), TAAL_OK); /* not cancelled */
+    taal_loop_close(&loop);
+}
+
+TEST(wait_all_completed_and_first_exception)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    taal_future *all[2] = {
+        taal_task_future(spawn_valued(&loop, 0.2, NULL, NULL, 0)),
+        taal_task_future(spawn_valued(&loop, 0.4, NULL, NULL, 0)),
+    };
+    taal_future *w = NULL;
+    CHECK_EQ(taal_wait(&loop, 2, all, TAAL_ALL_COMPLETED, TAAL_NO_TIMEOUT, &w), TAAL_OK);
+    CHECK_EQ(taal_run_until_complete(&loop, w), TAAL_OK);
+    CHECK(taal_future_done(all[0]) && taal_future_done(all[1]));
+    CHECK(taal_loop_time(&loop) > 0.39);
+
+    taal_future *some[2] = {
+        taal_task_future(spawn_valued(&loop, 0.1, NULL, NULL, TAAL_EUSER)),
+        taal_task_future(spawn_valued(&loop, 0.3, NULL, NULL, 0)),
+    };
+    CHECK_EQ(taal_wait(&loop, 2, some, TAAL_FIRST_EXCEPTION, TAAL_NO_TIMEOUT, &w),
+             TAAL_OK);
+    CHECK_EQ(taal_run_until_complete(&loop, w), TAAL_OK);
+    CHECK(taal_future_done(some[0]) && !taal_future_done(some[1]));
+    CHECK_EQ(taal_future_status(some[0]), TAAL_EUSER);
+    taal_loop_close(&loop);
+}
+
+TEST(wait_with_a_timeout_returns_with_nothing_done)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    taal_future *slow[1] = {taal_task_future(spawn_valued(&loop, 5, NULL, NULL, 0))};
+    taal_future *w = NULL;
+    CHECK_EQ(taal_wait(&loop, 1, slow, TAAL_ALL_COMPLETED, 1.5, &w), TAAL_OK);
+    CHECK_EQ(taal_run_until_complete(&loop, w), TAAL_OK);
+    CHECK(taal_loop_time(&loop) >= 1.5 && taal_loop_time(&loop) < 1.6);
+    CHECK(!taal_future_done(slow[0]));
+    taal_future_release(w); /* freed now: nothing watches the child any more */
+    CHECK_EQ(taal_run_until_complete(&loop, slow[0]), TAAL_OK);
+    taal_loop_close(&loop);
+}
+
+TEST(wait_checks_its_arguments)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    taal_future f, *w = NULL;
+    taal_future_init(&f, &loop);
+    taal_future *one[1] = {&f};
+    CHECK_EQ(taal_wait(&loop, 0, one, TAAL_ALL_COMPLETED, 1, &w), TAAL_EINVAL);
+    CHECK_EQ(taal_wait(&loop, 1, one, (taal_wait_mode)9, 1, &w), TAAL_EINVAL);
+    CHECK_EQ(taal_wait(&loop, 1, one, TAAL_ALL_COMPLETED, -2, &w), TAAL_EINVAL);
+    CHECK_EQ(taal_wait(&loop, 1, one, TAAL_ALL_COMPLETED, NAN, &w), TAAL_EINVAL);
+    CHECK(w == NULL);
+    taal_loop_close(&loop);
+}
+
+/* ---- deadlocks and reports --------------------------------------------------------- */
+
+typedef struct stuck {
+    taal_coro co;
+    taal_future *on;
+} stuck;
+
+static int stuck_body(taal_coro *self)
+{
+    stuck *f = (stuck *)self;
+    TAAL_BEGIN(f);
+    TAAL_AWAIT_FUTURE(f->on);
+    TAAL_END();
+}
+
+TEST(a_deadlock_is_reported_with_who_waits_for_what)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    taal_future never;
+    taal_future_init(&never, &loop);
+    taal_task *inner, *outer;
+    taal_task_create(&loop, stuck_body, sizeof(stuck), &inner);
+    ((stuck *)taal_task_frame(inner))->on = &never;
+    taal_task_set_name(inner, "inner");
+    taal_task_create(&loop, stuck_body, sizeof(stuck), &outer);
+    ((stuck *)taal_task_frame(outer))->on = taal_task_future(inner);
+    CHECK_EQ(taal_run_until_complete(&loop, taal_task_future(outer)), TAAL_EDEADLOCK);
+    CHECK(strstr(reports, "  inner waits for a future\n") != NULL);
+    CHECK(strstr(reports, "  Task-2 waits for task inner\n") != NULL);
+    reports[0] = '\0';
+    taal_loop_close(&loop);
+    CHECK_STR(reports, "task inner was still pending when the loop closed\n"
+                       "task Task-2 was still pending when the loop closed\n");
+}
+
+TEST(an_error_nobody_retrieved_is_reported_when_the_task_is_freed)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    taal_task *quiet = spawn_valued(&loop, 0, NULL, NULL, TAAL_ENOMEM);
+    taal_task *seen = spawn_valued(&loop, 0, NULL, NULL, TAAL_ENOMEM);
+    taal_task_set_name(quiet, "quiet");
+    CHECK_EQ(taal_run_until_complete(&loop, taal_task_future(seen)), TAAL_ENOMEM);
+    CHECK_STR(reports, "");
+    taal_task_release(quiet); /* done and released: freed, and reported, now */
+    CHECK_STR(
+        reports,
+        "task quiet failed with \"out of memory\" and nobody retrieved the error\n");
+    taal_task_release(seen);
+    taal_loop_close(&loop);
+    CHECK_STR(
+        reports,
+        "task quiet failed with \"out of memory\" and nobody retrieved the error\n");
+}
+
+TEST(an_error_nobody_retrieved_is_reported_at_close)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    spawn_valued(&loop, 0, NULL, NULL, TAAL_EUSER); /* never looked at */
+    taal_task *other = spawn_valued(&loop, 1, NULL, NULL, 0);
+    taal_run_until_complete(&loop, taal_task_future(other));
+    CHECK_STR(reports, "");
+    taal_loop_close(&loop);
+    CHECK_STR(reports,
+              "task Task-1 failed with \"user error\" and nobody retrieved the error\n");
+}
+
+TEST(a_fire_and_forget_task_is_freed_when_it_ends)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    CHECK_EQ(taal_task_create(&loop, valued_body, sizeof(valued), NULL), TAAL_OK);
+    CHECK(loop.objects.next != &loop.objects);
+    taal_run_once(&loop);                      /* its one step: sleep(0) ... */
+    taal_run_once(&loop);                      /* ... and return */
+    CHECK(loop.objects.next == &loop.objects); /* nothing left to free */
+    taal_loop_close(&loop);
+}
+
+/* ---- bad input in tasks ------------------------------------------------------------ */
+
+TEST(task_creation_checks_its_arguments)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    taal_task *t = NULL;
+    CHECK_EQ(taal_task_create(NULL, valued_body, sizeof(valued), &t), TAAL_EINVAL);
+    CHECK_EQ(taal_task_create(&loop, NULL, sizeof(valued), &t), TAAL_EINVAL);
+    CHECK_EQ(taal_task_create(&loop, valued_body, 1, &t), TAAL_EINVAL);
+    CHECK_EQ(taal_task_create(&loop, valued_body, (size_t)-1, &t), TAAL_EINVAL);
+    CHECK(t == NULL);
+    CHECK(taal_task_frame(NULL) == NULL);
+    CHECK(taal_task_future(NULL) == NULL);
+    CHECK_EQ(taal_task_set_name(NULL, "x"), TAAL_EINVAL);
+    taal_task_release(NULL); /* harmless */
+    char buf[16];
+    CHECK_STR(taal_task_name(NULL, buf, sizeof buf), "(no task)");
+    taal_loop_close(&loop);
+    CHECK_EQ(taal_task_create(&loop, valued_body, sizeof(valued), &t), TAAL_ECLOSED);
+}
+
+TEST(a_negative_or_nan_sleep_fails_the_task)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    taal_task *neg = spawn_valued(&loop, -1, NULL, NULL, 0);
+    taal_task *nan = spawn_valued(&loop, NAN, NULL, NULL, 0);
+    CHECK_EQ(taal_run_until_complete(&loop, taal_task_future(neg)), TAAL_EINVAL);
+    CHECK_EQ(taal_run_until_complete(&loop, taal_task_future(nan)), TAAL_EINVAL);
+    taal_loop_close(&loop);
+}
+
+TEST(awaiting_a_future_of_another_loop_fails)
+{
+    taal_loop loop, other;
+    open_loop(&loop);
+    open_loop(&other);
+    taal_future foreign;
+    taal_future_init(&foreign, &other);
+    taal_task *t;
+    taal_task_create(&loop, stuck_body, sizeof(stuck), &t);
+    ((stuck *)taal_task_frame(t))->on = &foreign;
+    CHECK_EQ(taal_run_until_complete(&loop, taal_task_future(t)), TAAL_ELOOP);
+    CHECK_EQ(taal_run_until_complete(&loop, &foreign), TAAL_ELOOP);
+    CHECK_STR(taal_strerror(TAAL_ELOOP), "future belongs to another loop");
+    taal_loop_close(&loop);
+    taal_loop_close(&other);
+}
+
+TEST(awaiting_outside_a_task_fails)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    taal_future fut;
+    taal_future_init(&fut, &loop);
+    stuck frame = {.on = &fut};
+    taal_coro_init(&frame.co, stuck_body);
+    CHECK_EQ(taal_send(&frame.co), TAAL_ENOTASK); /* driven by hand, no loop */
+    CHECK_STR(taal_strerror(TAAL_ENOTASK), "not inside a task");
+    taal_loop_close(&loop);
+}
+
+TEST(a_task_awaiting_itself_fails)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    taal_task *t;
+    taal_task_create(&loop, stuck_body, sizeof(stuck), &t);
+    ((stuck *)taal_task_frame(t))->on = taal_task_future(t);
+    CHECK_EQ(taal_run_until_complete(&loop, taal_task_future(t)), TAAL_ERUNNING);
+    taal_loop_close(&loop);
+}
+
+static void stop_it(void *loop)
+{
+    taal_stop(loop);
+}
+
+TEST(stopping_before_the_future_completes_is_reported)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    taal_task *slow = spawn_valued(&loop, 10, NULL, NULL, 0);
+    taal_handle stopper = {0};
+    taal_call_soon(&loop, &stopper, stop_it, &loop);
+    CHECK_EQ(taal_run_until_complete(&loop, taal_task_future(slow)), TAAL_ESTOPPED);
+    CHECK_EQ(taal_run_until_complete(&loop, taal_task_future(slow)), TAAL_OK);
+    taal_loop_close(&loop);
+}
+
+static const taal_test tests[] = {
+    TEST_ENTRY(done_callbacks_are_scheduled_in_order_never_called_inline),
+    TEST_ENTRY(a_future_completes_once),
+    TEST_ENTRY(a_callback_added_to_a_done_future_is_scheduled_at_once_and_can_be_removed),
+    TEST_ENTRY(a_task_returns_its_value_through_run_until_complete),
+    TEST_ENTRY(tasks_take_turns_at_every_sleep_zero),
+    TEST_ENTRY(a_bare_yield_in_a_task_requeues_it),
+    TEST_ENTRY(awaiting_a_task_gives_its_value_or_its_error),
+    TEST_ENTRY(gather_gives_results_in_argument_order_whatever_the_finishing_order),
+    TEST_ENTRY(gather_fails_with_the_first_error_while_the_others_run_on),
+    TEST_ENTRY(gather_of_nothing_is_done_at_once),
+    TEST_ENTRY(gather_checks_its_arguments),
+    TEST_ENTRY(wait_first_completed_returns_after_the_first_and_cancels_nothing),
+    TEST_ENTRY(wait_all_completed_and_first_exception),
+    TEST_ENTRY(wait_with_a_timeout_returns_with_nothing_done),
+    TEST_ENTRY(wait_checks_its_arguments),
+    TEST_ENTRY(a_deadlock_is_reported_with_who_waits_for_what),
+    TEST_ENTRY(an_error_nobody_retrieved_is_reported_when_the_task_is_freed),
+    TEST_ENTRY(an_error_nobody_retrieved_is_reported_at_close),
+    TEST_ENTRY(a_fire_and_forget_task_is_freed_when_it_ends),
+    TEST_ENTRY(task_creation_checks_its_arguments),
+    TEST_ENTRY(a_negative_or_nan_sleep_fails_the_task),
+    TEST_ENTRY(awaiting_a_future_of_another_loop_fails),
+    TEST_ENTRY(awaiting_outside_a_task_fails),
+    TEST_ENTRY(a_task_awaiting_itself_fails),
+    TEST_ENTRY(stopping_before_the_future_completes_is_reported),
+};
+
+int main(int argc, char **argv)
+{
+    return taal_check_main(argc, argv, tests, TAAL_COUNT(tests));
+}

@@ -1,0 +1,386 @@
+/*
+** test_loop.c -- chapter 02's unit tests: the loop, the ready queue, the
+** timer heap and the clock.
+*/
+#define _POSIX_C_SOURCE 200809L /* setenv */
+
+#include "taal.h"
+#include "taal_check.h"
+
+#include <math.h> /* NAN */
+
+/* Every loop in these tests runs on the virtual clock and collects its
+ * reports here instead of printing them. */
+static char reports[2048];
+
+static void collect_report(void *ctx, const char *line)
+{
+    (void)ctx;
+    size_t used = strlen(reports);
+    snprintf(reports + used, sizeof reports - used, "%s\n", line);
+}
+
+static bool near(double a, double b)
+{
+    return a - b < 1e-9 && b - a < 1e-9;
+}
+
+static void open_loop(taal_loop *loop)
+{
+    taal_loop_options options = {.clock = TAAL_CLOCK_VIRTUAL, .report = collect_report};
+    reports[0] = '\0';
+    taal_loop_init(loop, &options);
+}
+
+/* A callback that appends its letter to a trace. */
+static char trace[256];
+static void append(void *arg)
+{
+    size_t n = strlen(trace);
+    if (n + 1 < sizeof trace) {
+        trace[n] = *(const char *)arg;
+        trace[n + 1] = '\0';
+    }
+}
+
+/* ---- the ready queue ------------------------------------------------------- */
+
+TEST(call_soon_runs_callbacks_in_fifo_order)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    taal_handle h[4] = {0};
+    trace[0] = '\0';
+    for (int i = 0; i < 4; i++)
+        CHECK_EQ(taal_call_soon(&loop, &h[i], append, (void *)&"abcd"[i]), TAAL_OK);
+    CHECK_EQ(taal_run_once(&loop), TAAL_OK);
+    CHECK_STR(trace, "abcd");
+    CHECK(!taal_handle_pending(&h[0]));
+    CHECK_EQ(taal_loop_close(&loop), TAAL_OK);
+}
+
+/* A callback that schedules another: the second must wait for the next
+ * iteration, asyncio's "only what was ready when the iteration began". */
+static taal_loop *chain_loop;
+static taal_handle chain_handle;
+static void schedule_b(void *arg)
+{
+    (void)arg;
+    append("a");
+    taal_call_soon(chain_loop, &chain_handle, append, "b");
+}
+
+TEST(an_iteration_runs_only_what_was_ready_when_it_began)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    chain_loop = &loop;
+    taal_handle first = {0}, second = {0};
+    trace[0] = '\0';
+    taal_call_soon(&loop, &first, schedule_b, NULL);
+    taal_call_soon(&loop, &second, append, "c");
+    CHECK_EQ(taal_run_once(&loop), TAAL_OK);
+    CHECK_STR(trace, "ac");
+    CHECK(taal_handle_pending(&chain_handle));
+    CHECK_EQ(taal_run_once(&loop), TAAL_OK);
+    CHECK_STR(trace, "acb");
+    taal_loop_close(&loop);
+}
+
+TEST(a_scheduled_handle_cannot_be_scheduled_twice)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    taal_handle h = {0};
+    CHECK_EQ(taal_call_soon(&loop, &h, append, "x"), TAAL_OK);
+    CHECK_EQ(taal_call_soon(&loop, &h, append, "y"), TAAL_EBUSY);
+    taal_loop_close(&loop);
+    CHECK(!taal_handle_pending(&h)); /* close forgets the caller's handles */
+}
+
+/* ---- stop, run_forever, deadlock -------------------------------------------- */
+
+static void stop_it(void *loop)
+{
+    taal_stop(loop);
+}
+
+TEST(stop_ends_run_forever_after_the_current_iteration)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    taal_handle a = {0}, b = {0};
+    trace[0] = '\0';
+    taal_call_soon(&loop, &a, stop_it, &loop);
+    taal_call_soon(&loop, &b, append, "z"); /* same iteration: still runs */
+    CHECK_EQ(taal_run_forever(&loop), TAAL_OK);
+    CHECK_STR(trace, "z");
+    CHECK(!loop.running);
+    taal_loop_close(&loop);
+}
+
+TEST(an_empty_loop_reports_a_deadlock_instead_of_hanging)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    CHECK_EQ(taal_run_forever(&loop), TAAL_EDEADLOCK);
+    CHECK(strstr(reports, "deadlock: nothing is ready and no timer is set") != NULL);
+    CHECK_STR(taal_strerror(TAAL_EDEADLOCK), "deadlock");
+    taal_loop_close(&loop);
+}
+
+/* ---- timers ---------------------------------------------------------------- */
+
+TEST(timers_fire_in_deadline_order_and_equal_deadlines_in_arming_order)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    taal_timer t[5] = {0};
+    trace[0] = '\0';
+    taal_timer_start(&loop, &t[0], 0.3, append, "d");
+    taal_timer_start(&loop, &t[1], 0.1, append, "a");
+    taal_timer_start(&loop, &t[2], 0.2, append, "b");
+    taal_timer_start(&loop, &t[3], 0.2, append, "c"); /* same deadline: after b */
+    taal_timer_start(&loop, &t[4], 0.3, append, "e"); /* same deadline: after d */
+    for (int i = 0; i < 3; i++)
+        CHECK_EQ(taal_run_once(&loop), TAAL_OK);
+    CHECK_STR(trace, "abcde");
+    CHECK(near(taal_loop_time(&loop), 0.3));        /* the clock jumped */
+    CHECK_EQ(taal_run_once(&loop), TAAL_EDEADLOCK); /* nothing left */
+    taal_loop_close(&loop);
+}
+
+TEST(a_stopped_timer_never_fires)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    taal_timer keep = {0}, stop = {0};
+    trace[0] = '\0';
+    taal_timer_start(&loop, &stop, 0.1, append, "x");
+    taal_timer_start(&loop, &keep, 0.2, append, "k");
+    CHECK_EQ(taal_timer_stop(&loop, &stop), TAAL_OK);
+    CHECK_EQ(stop.index, 0);
+    CHECK_EQ(taal_timer_stop(&loop, &stop), TAAL_OK); /* harmless twice */
+    CHECK_EQ(taal_run_once(&loop), TAAL_OK);
+    CHECK_STR(trace, "k");
+    CHECK(near(taal_loop_time(&loop), 0.2));
+    taal_loop_close(&loop);
+}
+
+TEST(timer_arguments_are_checked)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    taal_timer t = {0};
+    CHECK_EQ(taal_timer_start(&loop, &t, -1, append, "x"), TAAL_EINVAL);
+    CHECK_EQ(taal_timer_start(&loop, &t, NAN, append, "x"), TAAL_EINVAL);
+    CHECK_EQ(taal_timer_start(NULL, &t, 1, append, "x"), TAAL_EINVAL);
+    CHECK_EQ(taal_timer_start(&loop, NULL, 1, append, "x"), TAAL_EINVAL);
+    CHECK_EQ(taal_timer_start(&loop, &t, 1, NULL, "x"), TAAL_EINVAL);
+    CHECK_EQ(taal_timer_start(&loop, &t, 1, append, "x"), TAAL_OK);
+    CHECK_EQ(taal_timer_start(&loop, &t, 1, append, "x"), TAAL_EBUSY);
+    CHECK_EQ(taal_timer_stop(NULL, &t), TAAL_EINVAL);
+    /* An absurdly long delay saturates instead of overflowing. */
+    taal_timer forever = {0};
+    CHECK_EQ(taal_timer_start(&loop, &forever, 1e300, append, "x"), TAAL_OK);
+    CHECK(loop.heap[forever.index - 1].deadline > 0);
+    taal_loop_close(&loop);
+    CHECK_EQ(t.index, 0);
+}
+
+/*
+** The heap against a sorted reference: a long seeded mix of arming and
+** stopping timers, checked at every step against the earliest deadline
+** found by a plain scan, then drained and checked for the exact order
+** (deadline, then arming order).
+*/
+enum { HEAP_TIMERS = 512, HEAP_STEPS = 20000 };
+
+static uint64_t rng_state;
+static uint32_t rng(void)
+{
+    rng_state = rng_state * 6364136223846793005u + 1442695040888963407u;
+    return (uint32_t)(rng_state >> 33);
+}
+
+static taal_timer heap_timers[HEAP_TIMERS];
+static int64_t heap_deadline[HEAP_TIMERS];  /* reference: deadline when armed */
+static uint64_t heap_armed_at[HEAP_TIMERS]; /* reference: arming order */
+static int fired[HEAP_TIMERS];
+static int fired_count;
+
+static void record_fire(void *arg)
+{
+    fired[fired_count++] = (int)((taal_timer *)arg - heap_timers);
+}
+
+TEST(the_timer_heap_agrees_with_a_sorted_reference)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    memset(heap_timers, 0, sizeof heap_timers);
+    rng_state = 20261129;
+    uint64_t order = 0;
+    for (int step = 0; step < HEAP_STEPS; step++) {
+        int i = (int)(rng() % HEAP_TIMERS);
+        if (heap_timers[i].index == 0) {
+            double delay = (double)(rng() % 1000) / 1000.0; /* many ties */
+            CHECK_EQ(taal_timer_start(&loop, &heap_timers[i], delay, record_fire,
+                                      &heap_timers[i]),
+                     TAAL_OK);
+            heap_deadline[i] = (int64_t)(delay * 1e9 + 0.5);
+            heap_armed_at[i] = order++;
+        } else {
+            CHECK_EQ(taal_timer_stop(&loop, &heap_timers[i]), TAAL_OK);
+        }
+        /* The root is the earliest armed timer, ties to the first armed. */
+        int best = -1;
+        for (int k = 0; k < HEAP_TIMERS; k++) {
+            if (heap_timers[k].index == 0)
+                continue;
+            if (best < 0 || heap_deadline[k] < heap_deadline[best] ||
+                (heap_deadline[k] == heap_deadline[best] &&
+                 heap_armed_at[k] < heap_armed_at[best]))
+                best = k;
+        }
+        if (best < 0)
+            CHECK_EQ(loop.heap_len, 0);
+        else
+            CHECK(loop.heap[0].timer == &heap_timers[best]);
+    }
+    /* Drain: everything armed fires once, in (deadline, arming) order. */
+    size_t armed = loop.heap_len;
+    fired_count = 0;
+    while (loop.heap_len > 0)
+        CHECK_EQ(taal_run_once(&loop), TAAL_OK);
+    CHECK_EQ(fired_count, armed);
+    for (int k = 1; k < fired_count; k++) {
+        int a = fired[k - 1], b = fired[k];
+        CHECK(heap_deadline[a] < heap_deadline[b] ||
+              (heap_deadline[a] == heap_deadline[b] &&
+               heap_armed_at[a] < heap_armed_at[b]));
+    }
+    taal_loop_close(&loop);
+}
+
+/* ---- the clock ----------------------------------------------------------------- */
+
+TEST(the_virtual_clock_starts_at_zero_and_moves_only_when_idle)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    CHECK(loop.virtual_clock);
+    CHECK(taal_loop_time(&loop) == 0.0);
+    taal_handle h = {0};
+    taal_call_soon(&loop, &h, append, "x");
+    taal_run_once(&loop);
+    CHECK(taal_loop_time(&loop) == 0.0); /* work was ready: no jump */
+    taal_loop_close(&loop);
+}
+
+TEST(the_environment_chooses_the_clock)
+{
+    taal_loop loop;
+    setenv("TAAL_CLOCK", "virtual", 1);
+    CHECK_EQ(taal_loop_init(&loop, NULL), TAAL_OK);
+    CHECK(loop.virtual_clock);
+    taal_loop_close(&loop);
+    setenv("TAAL_CLOCK", "real", 1);
+    CHECK_EQ(taal_loop_init(&loop, NULL), TAAL_OK);
+    CHECK(!loop.virtual_clock);
+    CHECK(taal_loop_time(&loop) > 0.0); /* the monotonic clock */
+    taal_loop_close(&loop);
+    unsetenv("TAAL_CLOCK");
+}
+
+/* ---- bad input ------------------------------------------------------------------ */
+
+static taal_loop *nested_loop;
+static int nested_rc;
+static void run_again(void *arg)
+{
+    (void)arg;
+    nested_rc = taal_run_forever(nested_loop);
+}
+
+TEST(a_running_loop_cannot_be_run_again)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    nested_loop = &loop;
+    taal_handle h = {0}, s = {0};
+    taal_call_soon(&loop, &h, run_again, NULL);
+    taal_call_soon(&loop, &s, stop_it, &loop);
+    CHECK_EQ(taal_run_forever(&loop), TAAL_OK);
+    CHECK_EQ(nested_rc, TAAL_EBUSY);
+    taal_loop_close(&loop);
+}
+
+static int close_rc;
+static void close_it(void *loop)
+{
+    close_rc = taal_loop_close(loop);
+}
+
+TEST(a_closed_or_running_loop_refuses_work)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    taal_handle h = {0}, s = {0};
+    taal_call_soon(&loop, &h, close_it, &loop);
+    taal_call_soon(&loop, &s, stop_it, &loop);
+    taal_run_forever(&loop);
+    CHECK_EQ(close_rc, TAAL_EBUSY); /* cannot close a running loop */
+    CHECK_EQ(taal_loop_close(&loop), TAAL_OK);
+    CHECK_EQ(taal_loop_close(&loop), TAAL_OK); /* twice is harmless */
+    CHECK_EQ(taal_run_forever(&loop), TAAL_ECLOSED);
+    CHECK_EQ(taal_run_once(&loop), TAAL_ECLOSED);
+    CHECK_EQ(taal_call_soon(&loop, &h, append, "x"), TAAL_ECLOSED);
+    taal_timer t = {0};
+    CHECK_EQ(taal_timer_start(&loop, &t, 1, append, "x"), TAAL_ECLOSED);
+    CHECK_STR(taal_strerror(TAAL_ECLOSED), "loop is closed");
+}
+
+TEST(null_arguments_are_invalid)
+{
+    taal_handle h = {0};
+    CHECK_EQ(taal_loop_init(NULL, NULL), TAAL_EINVAL);
+    taal_loop loop;
+    taal_loop_options bad = {.clock = (taal_clock)99};
+    CHECK_EQ(taal_loop_init(&loop, &bad), TAAL_EINVAL);
+    CHECK_EQ(taal_loop_close(NULL), TAAL_EINVAL);
+    CHECK_EQ(taal_run_forever(NULL), TAAL_EINVAL);
+    CHECK_EQ(taal_run_once(NULL), TAAL_EINVAL);
+    CHECK_EQ(taal_stop(NULL), TAAL_EINVAL);
+    CHECK_EQ(taal_run_until_complete(NULL, NULL), TAAL_EINVAL);
+    CHECK_EQ(taal_call_soon(NULL, &h, append, "x"), TAAL_EINVAL);
+    open_loop(&loop);
+    CHECK_EQ(taal_call_soon(&loop, NULL, append, "x"), TAAL_EINVAL);
+    CHECK_EQ(taal_call_soon(&loop, &h, NULL, "x"), TAAL_EINVAL);
+    CHECK_EQ(taal_run_until_complete(&loop, NULL), TAAL_EINVAL);
+    CHECK(taal_loop_time(NULL) == 0.0);
+    CHECK(!taal_handle_pending(NULL));
+    taal_loop_close(&loop);
+}
+
+static const taal_test tests[] = {
+    TEST_ENTRY(call_soon_runs_callbacks_in_fifo_order),
+    TEST_ENTRY(an_iteration_runs_only_what_was_ready_when_it_began),
+    TEST_ENTRY(a_scheduled_handle_cannot_be_scheduled_twice),
+    TEST_ENTRY(stop_ends_run_forever_after_the_current_iteration),
+    TEST_ENTRY(an_empty_loop_reports_a_deadlock_instead_of_hanging),
+    TEST_ENTRY(timers_fire_in_deadline_order_and_equal_deadlines_in_arming_order),
+    TEST_ENTRY(a_stopped_timer_never_fires),
+    TEST_ENTRY(timer_arguments_are_checked),
+    TEST_ENTRY(the_timer_heap_agrees_with_a_sorted_reference),
+    TEST_ENTRY(the_virtual_clock_starts_at_zero_and_moves_only_when_idle),
+    TEST_ENTRY(the_environment_chooses_the_clock),
+    TEST_ENTRY(a_running_loop_cannot_be_run_again),
+    TEST_ENTRY(a_closed_or_running_loop_refuses_work),
+    TEST_ENTRY(null_arguments_are_invalid),
+};
+
+int main(int argc, char **argv)
+{
+    return taal_check_main(argc, argv, tests, TAAL_COUNT(tests));
+}
