@@ -281,8 +281,11 @@ bool taal_handle_pending(const taal_handle *handle);
  *  @{
  */
 
+/** The event loop; see struct taal_loop. */
 typedef struct taal_loop taal_loop;
+/** A task; see struct taal_task. */
 typedef struct taal_task taal_task;
+/** A future; see struct taal_future. */
 typedef struct taal_future taal_future;
 struct taal_timer;
 
