@@ -51,38 +51,45 @@ static int worker_body(taal_coro *self)
     TAAL_END();
 }
 
-/* Runs the ticker and one worker side by side until both are done. */
-static int run_round(bool blocking)
+/* One round: the ticker and a worker side by side, until both are done. */
+typedef struct round {
+    taal_coro co;
+    bool blocking;
+    taal_future *both[2];
+    taal_future *gathered;
+} round;
+
+static int round_body(taal_coro *self)
 {
-    taal_loop loop;
-    taal_task *tasks[2] = {NULL, NULL};
-    taal_future *futures[2];
-    taal_future *both = NULL;
-    int rc = taal_loop_init(&loop, NULL);
+    round *f = (round *)self;
+    taal_loop *loop = taal_running_loop();
+    taal_task *ticker_task, *worker_task;
+    int rc;
+    TAAL_BEGIN(f);
+    rc = taal_task_create(loop, ticker_body, sizeof(ticker), &ticker_task);
     if (rc == TAAL_OK)
-        rc = taal_task_create(&loop, ticker_body, sizeof(ticker), &tasks[0]);
-    if (rc == TAAL_OK)
-        rc = taal_task_create(&loop, worker_body, sizeof(worker), &tasks[1]);
-    if (rc == TAAL_OK) {
-        ((worker *)taal_task_frame(tasks[1]))->blocking = blocking;
-        futures[0] = taal_task_future(tasks[0]);
-        futures[1] = taal_task_future(tasks[1]);
-        rc = taal_gather(&loop, 2, futures, &both);
-    }
-    if (rc == TAAL_OK)
-        rc = taal_run_until_complete(&loop, both);
-    taal_loop_close(&loop);
-    return rc;
+        rc = taal_task_create(loop, worker_body, sizeof(worker), &worker_task);
+    if (rc != TAAL_OK)
+        TAAL_FAIL(rc);
+    ((worker *)taal_task_frame(worker_task))->blocking = f->blocking;
+    f->both[0] = taal_task_future(ticker_task);
+    f->both[1] = taal_task_future(worker_task);
+    rc = taal_gather(loop, 2, f->both, &f->gathered);
+    if (rc != TAAL_OK)
+        TAAL_FAIL(rc);
+    TAAL_AWAIT_FUTURE(f->gathered);
+    TAAL_END();
 }
 
 int main(void)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
+    round blocking = {.blocking = true}, awaited = {.blocking = false};
     puts("-- a blocking call inside a task --");
-    int rc = run_round(true);
+    int rc = taal_run(round_body, sizeof(round), &blocking, NULL);
     if (rc == TAAL_OK) {
         puts("-- the same wait, awaited --");
-        rc = run_round(false);
+        rc = taal_run(round_body, sizeof(round), &awaited, NULL);
     }
     if (rc != TAAL_OK)
         fprintf(stderr, "blocking_call: %s\n", taal_strerror(rc));

@@ -97,22 +97,12 @@ int main(void)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
 
-    taal_loop loop;
-    taal_task *task = NULL;
     void *result = NULL;
-    int rc = taal_loop_init(&loop, NULL);
-    if (rc == TAAL_OK)
-        rc = taal_task_create(&loop, example_body, sizeof(example), &task);
-    if (rc == TAAL_OK)
-        rc = taal_run_until_complete(&loop, taal_task_future(task));
-    if (rc == TAAL_OK)
-        rc = taal_future_result(taal_task_future(task), &result);
+    int rc = taal_run(example_body, sizeof(example), NULL, &result);
     if (rc == TAAL_OK)
         puts(result);
     else
         fprintf(stderr, "busy_sleep: %s\n", taal_strerror(rc));
     fprintf(stderr, "busy_sleep: read the clock %ld times to sleep 3 s\n", clock_reads);
-    taal_task_release(task);
-    taal_loop_close(&loop);
     return rc == TAAL_OK ? 0 : 1;
 }

@@ -40,21 +40,12 @@ int main(void)
 {
     setvbuf(stdout, NULL, _IOLBF, 0); /* show each line as it happens */
 
-    taal_loop loop;
-    taal_task *task = NULL;
     void *result = NULL;
-    int rc = taal_loop_init(&loop, NULL);
-    if (rc == TAAL_OK)
-        rc = taal_task_create(&loop, example_body, sizeof(example), &task);
-    if (rc == TAAL_OK)
-        rc = taal_run_until_complete(&loop, taal_task_future(task));
-    if (rc == TAAL_OK)
-        rc = taal_future_result(taal_task_future(task), &result);
-    if (rc == TAAL_OK)
-        puts(result);
-    else
+    int rc = taal_run(example_body, sizeof(example), NULL, &result);
+    if (rc != TAAL_OK) {
         fprintf(stderr, "custom_loop: %s\n", taal_strerror(rc));
-    taal_task_release(task);
-    taal_loop_close(&loop);
-    return rc == TAAL_OK ? 0 : 1;
+        return 1;
+    }
+    puts(result); /* print(loop.run_until_complete(example())) */
+    return 0;
 }

@@ -74,15 +74,11 @@ int main(void)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
 
-    taal_loop loop;
-    taal_task *main_task = NULL;
-    int rc = taal_loop_init(&loop, NULL);
-    if (rc == TAAL_OK)
-        rc = taal_task_create(&loop, greet_all_body, sizeof(greet_all), &main_task);
-    if (rc == TAAL_OK)
-        rc = taal_run_until_complete(&loop, taal_task_future(main_task));
-    if (rc != TAAL_OK)
+    int rc =
+        taal_run(greet_all_body, sizeof(greet_all), NULL, NULL); /* asyncio.run(main()) */
+    if (rc != TAAL_OK) {
         fprintf(stderr, "greet: %s\n", taal_strerror(rc));
-    taal_loop_close(&loop); /* frees the tasks and the gather */
-    return rc == TAAL_OK ? 0 : 1;
+        return 1;
+    }
+    return 0;
 }

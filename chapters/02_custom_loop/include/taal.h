@@ -536,6 +536,15 @@ taal_task *taal_current_task(void);
 
 /** Drops the creator's reference: taal_future_release() of the task. */
 void taal_task_release(taal_task *task);
+
+/** asyncio.run(): makes a loop (clock from TAAL_CLOCK, reports to stderr),
+ *  runs the coroutine @p body to the end as its main task, closes the loop,
+ *  and returns the coroutine's status. The frame starts as a copy of
+ *  @p initial_frame (its header is then initialised), or zeroed if that is
+ *  NULL. If @p result is not NULL it receives the TAAL_RETURN_VALUE. Returns
+ *  TAAL_EINVAL, TAAL_ENOMEM, TAAL_EDEADLOCK, or the coroutine's error. */
+int taal_run(taal_body_fn body, size_t frame_size, const void *initial_frame,
+             void **result);
 /** @} */
 
 /* ------------------------------------------------------------------------ */

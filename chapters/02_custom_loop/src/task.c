@@ -125,6 +125,26 @@ void taal_task_release(taal_task *task)
     taal_future_release(taal_task_future(task));
 }
 
+int taal_run(taal_body_fn body, size_t frame_size, const void *initial_frame,
+             void **result)
+{
+    taal_loop loop;
+    taal_task *task = NULL;
+    int rc = taal_loop_init(&loop, NULL);
+    if (rc == TAAL_OK)
+        rc = taal_task_create(&loop, body, frame_size, &task);
+    if (rc == TAAL_OK && initial_frame != NULL) {
+        memcpy(task->coro, initial_frame, frame_size);
+        taal_coro_init(task->coro, body);
+    }
+    if (rc == TAAL_OK)
+        rc = taal_run_until_complete(&loop, &task->future);
+    if (rc == TAAL_OK && result != NULL)
+        *result = task->future.result;
+    taal_loop_close(&loop); /* frees the task, and everything it made */
+    return rc;
+}
+
 void taal__task_dispose(taal_task *task)
 {
     link_remove(&task->step.link);

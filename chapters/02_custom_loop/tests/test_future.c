@@ -2,37 +2,11 @@
 ** test_future.c -- chapter 02's unit tests: futures, tasks, gather, wait,
 ** and the reports of errors nobody retrieved and tasks left pending.
 */
-#include "taal.h"
-#include "taal_check.h"
+#define _POSIX_C_SOURCE 200809L /* setenv */
+
+#include "support.h"
 
 #include <math.h> /* NAN */
-
-static char reports[4096];
-
-static void collect_report(void *ctx, const char *line)
-{
-    (void)ctx;
-    size_t used = strlen(reports);
-    snprintf(reports + used, sizeof reports - used, "%s\n", line);
-}
-
-static void open_loop(taal_loop *loop)
-{
-    taal_loop_options options = {.clock = TAAL_CLOCK_VIRTUAL, .report = collect_report};
-    reports[0] = '\0';
-    taal_loop_init(loop, &options);
-}
-
-static char trace[256];
-static void note(const char *s)
-{
-    size_t n = strlen(trace);
-    snprintf(trace + n, sizeof trace - n, "%s", s);
-}
-static void note_callback(void *arg)
-{
-    note(arg);
-}
 
 /* ---- coroutines the tests run ------------------------------------------------ */
 
@@ -583,6 +557,21 @@ TEST(stopping_before_the_future_completes_is_reported)
     taal_loop_close(&loop);
 }
 
+TEST(taal_run_runs_a_coroutine_to_the_end_on_a_loop_of_its_own)
+{
+    setenv("TAAL_CLOCK", "virtual", 1); /* taal_run reads the environment */
+    valued ok = {.delay = 3600, .value = "an hour later"};
+    valued bad = {.error = TAAL_EUSER - 5};
+    void *result = NULL;
+    CHECK_EQ(taal_run(valued_body, sizeof(valued), &ok, &result), TAAL_OK);
+    CHECK_STR(result, "an hour later");
+    CHECK_EQ(taal_run(valued_body, sizeof(valued), &bad, NULL), TAAL_EUSER - 5);
+    CHECK_EQ(taal_run(valued_body, sizeof(valued), NULL, NULL), TAAL_OK); /* zeroed */
+    CHECK_EQ(taal_run(NULL, sizeof(valued), NULL, NULL), TAAL_EINVAL);
+    CHECK_EQ(taal_run(valued_body, 1, NULL, NULL), TAAL_EINVAL);
+    unsetenv("TAAL_CLOCK");
+}
+
 static const taal_test tests[] = {
     TEST_ENTRY(done_callbacks_are_scheduled_in_order_never_called_inline),
     TEST_ENTRY(a_future_completes_once),
@@ -609,6 +598,7 @@ static const taal_test tests[] = {
     TEST_ENTRY(awaiting_outside_a_task_fails),
     TEST_ENTRY(a_task_awaiting_itself_fails),
     TEST_ENTRY(stopping_before_the_future_completes_is_reported),
+    TEST_ENTRY(taal_run_runs_a_coroutine_to_the_end_on_a_loop_of_its_own),
 };
 
 int main(int argc, char **argv)

@@ -4,43 +4,20 @@
 */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 
-#include "taal.h"
-#include "taal_check.h"
+#include "support.h"
 
 #include <math.h> /* NAN */
-
-/* Every loop in these tests runs on the virtual clock and collects its
- * reports here instead of printing them. */
-static char reports[2048];
-
-static void collect_report(void *ctx, const char *line)
-{
-    (void)ctx;
-    size_t used = strlen(reports);
-    snprintf(reports + used, sizeof reports - used, "%s\n", line);
-}
 
 static bool near(double a, double b)
 {
     return a - b < 1e-9 && b - a < 1e-9;
 }
 
-static void open_loop(taal_loop *loop)
-{
-    taal_loop_options options = {.clock = TAAL_CLOCK_VIRTUAL, .report = collect_report};
-    reports[0] = '\0';
-    taal_loop_init(loop, &options);
-}
-
-/* A callback that appends its letter to a trace. */
-static char trace[256];
+/* A callback that appends the one character it is given to the trace. */
 static void append(void *arg)
 {
-    size_t n = strlen(trace);
-    if (n + 1 < sizeof trace) {
-        trace[n] = *(const char *)arg;
-        trace[n + 1] = '\0';
-    }
+    char c[2] = {*(const char *)arg, '\0'};
+    note(c);
 }
 
 /* ---- the ready queue ------------------------------------------------------- */
