@@ -256,7 +256,9 @@ int taal_call_soon(taal_loop *loop, taal_handle *handle, taal_callback_fn fn, vo
 
 /* ---- the loop ------------------------------------------------------------ */
 
-static taal_loop *running_loop; /* asyncio's _running_loop */
+/* asyncio's _running_loop: one running loop per thread, so that a program
+ * may run a loop in each of several threads (loops are not shared). */
+static _Thread_local taal_loop *running_loop;
 
 taal_loop *taal_running_loop(void)
 {
