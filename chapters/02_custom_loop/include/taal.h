@@ -27,6 +27,7 @@
 **   await future / await task       TAAL_AWAIT_FUTURE(fut);
 **   asyncio.gather(*futures)        taal_gather(&loop, n, futures, &gathered);
 **   loop.run_until_complete(task)   taal_run_until_complete(&loop, fut);
+**   asyncio.run(main())             taal_run(body, size, &frame, &result);
 **
 ** The technique is Simon Tatham's "Coroutines in C" (and Protothreads): the
 ** body is one big `switch` on the saved resume point, and every await is a
@@ -36,11 +37,14 @@
 ** The rules that come with the technique, each explained in the tutorial:
 **   1. Every variable that must survive an await lives in the frame, not in a
 **      local: the C stack is gone once the body returns at a suspension.
-**   2. No `switch` of your own may contain an await (its `case` labels would
+**   2. An await's argument is evaluated again at every resume, so it too
+**      must be made of frame fields, not locals.
+**   3. No `switch` of your own may contain an await (its `case` labels would
 **      capture ours). if/else, loops and goto are fine.
-**   3. At most one await per source line (the line number is the resume
-**      point; two on one line fail to compile with "duplicate case value").
-**   4. The macros only work between TAAL_BEGIN and TAAL_END; outside them
+**   4. At most one await or yield per source line (the line number is the
+**      resume point; two on one line fail to compile with "duplicate case
+**      value").
+**   5. The macros only work between TAAL_BEGIN and TAAL_END; outside them
 **      they fail to compile ("'taal__self' undeclared").
 */
 #ifndef TAAL_H
