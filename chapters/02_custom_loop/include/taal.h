@@ -384,9 +384,11 @@ int taal_run_forever(taal_loop *loop);
 int taal_stop(taal_loop *loop);
 
 /** Runs the loop until @p future is done, and returns its status: TAAL_OK
- *  or the error it failed with (the error counts as retrieved). Besides the
- *  errors of taal_run_forever(): TAAL_ELOOP if the future belongs to
- *  another loop, TAAL_ESTOPPED if taal_stop() ended the loop first. */
+ *  or the error it failed with (the error counts as retrieved). Runs at
+ *  least one iteration, as asyncio does, even if the future is done already.
+ *  Besides the errors of taal_run_forever(): TAAL_ELOOP if the future
+ *  belongs to another loop, TAAL_ESTOPPED if taal_stop() ended the loop
+ *  first. */
 int taal_run_until_complete(taal_loop *loop, taal_future *future);
 
 /** The loop's time in seconds (asyncio's loop.time()). */
@@ -401,7 +403,9 @@ taal_loop *taal_running_loop(void);
  *  @{
  */
 
-/** A callback to run at a deadline. Caller storage; zeroed means idle. */
+/** A callback to run at a deadline. Caller storage; zeroed means idle. Its
+ *  handle belongs to the timer: never pass it to taal_call_soon() or
+ *  taal_future_add_done_callback() yourself. */
 typedef struct taal_timer {
     taal_handle handle; /**< moved to the ready queue when the timer is due */
     size_t index;       /**< position in the heap plus one; 0 = not armed */
@@ -415,7 +419,8 @@ int taal_timer_start(taal_loop *loop, taal_timer *timer, double delay,
                      taal_callback_fn fn, void *arg);
 
 /** Disarms @p timer (and unschedules it if it is due but has not run).
- *  Stopping an idle timer is harmless. */
+ *  Stopping an idle timer is harmless; TAAL_EINVAL if the timer is armed on
+ *  another loop. */
 int taal_timer_stop(taal_loop *loop, taal_timer *timer);
 /** @} */
 
@@ -454,11 +459,14 @@ struct taal_future {
 /** Prepares a plain future on @p loop. Returns TAAL_OK or TAAL_EINVAL. */
 int taal_future_init(taal_future *future, taal_loop *loop);
 
-/** Completes @p future with @p result. TAAL_ESTATE if it is already done. */
+/** Completes the plain future @p future with @p result. TAAL_ESTATE if it
+ *  is already done; TAAL_EINVAL for a task, gather or wait, which complete
+ *  by themselves (asyncio: "Task does not support set_result"). */
 int taal_future_set_result(taal_future *future, void *result);
 
-/** Completes @p future with the error @p status (negative). TAAL_EINVAL
- *  for a status that is not an error, TAAL_ESTATE if it is already done. */
+/** Completes the plain future @p future with the error @p status
+ *  (negative). TAAL_EINVAL for a status that is not an error or a future
+ *  that is not plain, TAAL_ESTATE if it is already done. */
 int taal_future_set_error(taal_future *future, int status);
 
 /** True once @p future is done. */
@@ -486,7 +494,8 @@ int taal_future_remove_done_callback(taal_future *future, taal_handle *handle);
 /** Drops the creator's reference to a future the loop allocated (a task,
  *  gather or wait): "I will not look at it again". It is freed once it is
  *  also finished and nothing watches it, or at taal_loop_close(). For a
- *  plain future this does nothing. */
+ *  plain future this does nothing. Releasing twice is a bug: taal reports
+ *  and ignores the second release only while the future is still alive. */
 void taal_future_release(taal_future *future);
 /** @} */
 
@@ -546,7 +555,8 @@ void taal_task_release(taal_task *task);
  *  and returns the coroutine's status. The frame starts as a copy of
  *  @p initial_frame (its header is then initialised), or zeroed if that is
  *  NULL. If @p result is not NULL it receives the TAAL_RETURN_VALUE. Returns
- *  TAAL_EINVAL, TAAL_ENOMEM, TAAL_EDEADLOCK, or the coroutine's error. */
+ *  TAAL_EINVAL, TAAL_EBUSY (called while a loop runs), TAAL_ENOMEM,
+ *  TAAL_EDEADLOCK, or the coroutine's error. */
 int taal_run(taal_body_fn body, size_t frame_size, const void *initial_frame,
              void **result);
 /** @} */
@@ -560,11 +570,15 @@ int taal_run(taal_body_fn body, size_t frame_size, const void *initial_frame,
  */
 
 /** Parks the current task on @p future until it is done; used by the
- *  macros below. Returns TAAL_SUSPENDED (parked), or the future's status. */
+ *  macros below. Returns TAAL_SUSPENDED (parked), the future's status, or
+ *  TAAL_EINVAL, TAAL_ENOTASK, TAAL_ELOOP, TAAL_ERUNNING (the task's own
+ *  future), TAAL_EBUSY (already parked or asleep). */
 int taal__await_future(taal_future *future);
 
-/** Arms the current task's sleep timer; for 0 it does nothing, so that the
- *  suspension is a bare yield. Returns TAAL_OK or an error; used by
+/** Arms the current task's sleep timer; for exactly 0 it does nothing, so
+ *  that the suspension is a bare yield. Returns TAAL_OK, TAAL_EINVAL,
+ *  TAAL_ENOTASK, TAAL_EBUSY (the task is already parked on a future: a
+ *  coroutine that drives children by hand can try), or TAAL_ENOMEM; used by
  *  TAAL_SLEEP. */
 int taal__sleep_start(double seconds);
 

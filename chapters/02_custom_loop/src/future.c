@@ -39,9 +39,11 @@ void taal__future_finish(taal_future *future, int status, void *result)
     list_splice_back(&future->loop->ready, &future->waiters);
 }
 
+/* Only a plain future is completed from outside: a task completes when its
+ * coroutine ends, a gather or wait when its children say so. */
 static int check_settable(const taal_future *future)
 {
-    if (future == NULL)
+    if (future == NULL || future->kind != TAAL_FUTURE_PLAIN)
         return TAAL_EINVAL;
     if (taal_future_done(future))
         return TAAL_ESTATE;
@@ -276,9 +278,10 @@ static void wait_child_done(void *arg)
     wait_slot *slot = arg;
     waiter *w = slot->wait;
     w->pending--;
-    bool failed = slot->child->status != TAAL_OK;
+    /* asyncio's test, in its order: only FIRST_EXCEPTION looks at the
+     * child's error, and looking marks it retrieved. */
     if (w->pending == 0 || w->mode == TAAL_FIRST_COMPLETED ||
-        (w->mode == TAAL_FIRST_EXCEPTION && failed))
+        (w->mode == TAAL_FIRST_EXCEPTION && taal_future_status(slot->child) != TAAL_OK))
         wait_finish(w);
 }
 
@@ -365,8 +368,12 @@ static void drop_watched(taal_future *future)
 {
     if (future->kind == TAAL_FUTURE_GATHER) {
         gather *g = (gather *)future;
-        for (size_t i = 0; i < g->count; i++)
+        for (size_t i = 0; i < g->count; i++) {
+            /* asyncio's gather would still have collected its error */
+            if (g->slots[i].child != NULL)
+                g->slots[i].child->retrieved = true;
             unref_child(&g->slots[i].child);
+        }
     } else if (future->kind == TAAL_FUTURE_WAIT) {
         waiter *w = (waiter *)future;
         for (size_t i = 0; i < w->count; i++)

@@ -227,6 +227,9 @@ int taal_timer_stop(taal_loop *loop, taal_timer *timer)
 {
     if (loop == NULL || timer == NULL)
         return TAAL_EINVAL;
+    if (timer->index != 0 &&
+        (timer->index > loop->heap_len || loop->heap[timer->index - 1].timer != timer))
+        return TAAL_EINVAL; /* armed, but on another loop */
     if (timer->index != 0)
         heap_remove(loop, timer->index - 1);
     link_remove(&timer->handle.link); /* due, but not run yet */
@@ -419,17 +422,18 @@ int taal_run_until_complete(taal_loop *loop, taal_future *future)
         return TAAL_ELOOP;
     if (loop->running)
         return TAAL_EBUSY;
-    if (!taal_future_done(future)) {
-        taal_handle stopper = {0};
-        taal_future_add_done_callback(future, &stopper, stop_loop, loop);
-        int rc = taal_run_forever(loop);
-        taal_future_remove_done_callback(future, &stopper);
-        if (rc != TAAL_OK)
-            return rc;
-        if (!taal_future_done(future))
-            return TAAL_ESTOPPED;
-    }
-    return taal_future_status(future);
+    /* Even for a future that is done, the loop runs one iteration, as
+     * asyncio's does: the stopper is scheduled with call_soon either way.
+     * The reference keeps the future alive if someone releases it meanwhile. */
+    taal_handle stopper = {0};
+    taal__future_retain(future);
+    taal_future_add_done_callback(future, &stopper, stop_loop, loop);
+    int rc = taal_run_forever(loop);
+    taal_future_remove_done_callback(future, &stopper);
+    if (rc == TAAL_OK)
+        rc = taal_future_done(future) ? taal_future_status(future) : TAAL_ESTOPPED;
+    taal__future_unref(future);
+    return rc;
 }
 
 /*

@@ -51,6 +51,14 @@ static void task_step(void *arg)
             list_push_back(&loop->ready, &task->step.link);
         return;
     }
+    /* Finished. A coroutine that drove a child by hand may have left the
+     * task parked or asleep on the child's behalf: unhook all of it, so
+     * that nothing can wake a finished task. */
+    taal__task_dispose(task);
+    if (task->awaiting != NULL) {
+        taal__future_unref(task->awaiting);
+        task->awaiting = NULL;
+    }
     taal__future_finish(&task->future, rc, task->coro->value);
     taal__future_unref(&task->future);
 }
@@ -128,6 +136,8 @@ void taal_task_release(taal_task *task)
 int taal_run(taal_body_fn body, size_t frame_size, const void *initial_frame,
              void **result)
 {
+    if (taal_running_loop() != NULL)
+        return TAAL_EBUSY; /* asyncio.run cannot be called from a running loop */
     taal_loop loop;
     taal_task *task = NULL;
     int rc = taal_loop_init(&loop, NULL);
@@ -168,8 +178,8 @@ int taal__await_future(taal_future *future)
         return taal_future_status(future);
     if (future == &task->future)
         return TAAL_ERUNNING; /* a task awaiting itself would wait forever */
-    if (taal_handle_pending(&task->step))
-        return TAAL_EBUSY;
+    if (taal_handle_pending(&task->step) || task->sleep.index != 0)
+        return TAAL_EBUSY; /* already parked or asleep: one wait at a time */
     list_push_back(&future->waiters, &task->step.link);
     taal__future_retain(future);
     task->awaiting = future;
@@ -193,7 +203,9 @@ int taal__sleep_start(double seconds)
     int64_t ns;
     if (taal__delay_ns(seconds, &ns) != TAAL_OK)
         return TAAL_EINVAL;
-    if (ns == 0)
+    if (taal_handle_pending(&task->step))
+        return TAAL_EBUSY; /* already parked on a future: one wait at a time */
+    if (seconds == 0)
         return TAAL_OK; /* a bare yield: task_step re-queues the task */
     return taal_timer_start(task->future.loop, &task->sleep, seconds, task_wake, task);
 }

@@ -572,6 +572,199 @@ TEST(taal_run_runs_a_coroutine_to_the_end_on_a_loop_of_its_own)
     unsetenv("TAAL_CLOCK");
 }
 
+/* ---- regressions found by review ------------------------------------------------- */
+
+/* Drives two children by hand inside one task: the first sleeps, the second
+ * would park on a future. A task waits for one thing at a time. */
+typedef struct sleeper {
+    taal_coro co;
+} sleeper;
+
+static int sleeper_body(taal_coro *self)
+{
+    sleeper *f = (sleeper *)self;
+    TAAL_BEGIN(f);
+    TAAL_SLEEP(1);
+    TAAL_END();
+}
+
+typedef struct juggler {
+    taal_coro co;
+    sleeper nap;
+    stuck wait;
+    int nap_rc, wait_rc;
+} juggler;
+
+static int juggler_body(taal_coro *self)
+{
+    juggler *f = (juggler *)self;
+    TAAL_BEGIN(f);
+    taal_coro_init(&f->nap.co, sleeper_body);
+    f->nap_rc = taal_send(&f->nap.co);   /* the task's timer is now armed */
+    f->wait_rc = taal_send(&f->wait.co); /* so it cannot park as well */
+    TAAL_END();                          /* and it finishes with its timer armed */
+}
+
+TEST(a_task_cannot_sleep_and_await_at_once_and_ends_unhooked)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    taal_future never;
+    taal_future_init(&never, &loop);
+    taal_task *t;
+    taal_task_create(&loop, juggler_body, sizeof(juggler), &t);
+    juggler *f = taal_task_frame(t);
+    f->wait.on = &never;
+    taal_coro_init(&f->wait.co, stuck_body);
+    CHECK_EQ(taal_run_until_complete(&loop, taal_task_future(t)), TAAL_OK);
+    CHECK_EQ(f->nap_rc, TAAL_SUSPENDED);
+    CHECK_EQ(f->wait_rc, TAAL_EBUSY);
+    CHECK_EQ(loop.heap_len, 0); /* its timer was stopped when it finished */
+    CHECK(!taal_handle_pending(&t->step));
+    taal_task_release(t);
+    taal_loop_close(&loop);
+}
+
+typedef struct quitter {
+    taal_coro co;
+    stuck child;
+} quitter;
+
+static int quitter_body(taal_coro *self)
+{
+    quitter *f = (quitter *)self;
+    TAAL_BEGIN(f);
+    taal_send(&f->child.co); /* the child parks the task on its future ... */
+    TAAL_END();              /* ... and the parent ends anyway */
+}
+
+TEST(a_task_that_ends_while_parked_is_never_woken_again)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    taal_future later;
+    taal_future_init(&later, &loop);
+    taal_task *t;
+    taal_task_create(&loop, quitter_body, sizeof(quitter), &t);
+    quitter *f = taal_task_frame(t);
+    f->child.on = &later;
+    taal_coro_init(&f->child.co, stuck_body);
+    CHECK_EQ(taal_run_until_complete(&loop, taal_task_future(t)), TAAL_OK);
+    CHECK(later.waiters.next == &later.waiters); /* no task parked on it */
+    CHECK_EQ(taal_future_set_result(&later, NULL), TAAL_OK);
+    taal_handle stopper = {0};
+    taal_call_soon(&loop, &stopper, stop_it, &loop);
+    CHECK_EQ(taal_run_forever(&loop), TAAL_OK); /* nothing wakes the task */
+    CHECK_EQ(taal_future_status(taal_task_future(t)), TAAL_OK);
+    taal_task_release(t);
+    taal_loop_close(&loop);
+}
+
+TEST(run_until_complete_runs_an_iteration_even_for_a_done_future)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    taal_future done;
+    taal_future_init(&done, &loop);
+    taal_future_set_result(&done, NULL);
+    taal_handle h = {0};
+    trace[0] = '\0';
+    taal_call_soon(&loop, &h, note_callback, "ran");
+    CHECK_EQ(taal_run_until_complete(&loop, &done), TAAL_OK);
+    CHECK_STR(trace, "ran"); /* as asyncio: the loop ran once */
+    taal_loop_close(&loop);
+}
+
+TEST(only_a_plain_future_can_be_completed_from_outside)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    taal_task *t = spawn_valued(&loop, 1, NULL, "real", 0);
+    CHECK_EQ(taal_future_set_result(taal_task_future(t), "fake"), TAAL_EINVAL);
+    CHECK_EQ(taal_future_set_error(taal_task_future(t), TAAL_EUSER), TAAL_EINVAL);
+    CHECK_EQ(taal_run_until_complete(&loop, taal_task_future(t)), TAAL_OK);
+    void *value = NULL;
+    taal_future_result(taal_task_future(t), &value);
+    CHECK_STR(value, "real");
+    taal_loop_close(&loop);
+}
+
+TEST(wait_first_exception_retrieves_the_error_it_stops_for)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    taal_future *some[2] = {
+        taal_task_future(spawn_valued(&loop, 0.1, NULL, NULL, TAAL_EUSER)),
+        taal_task_future(spawn_valued(&loop, 0.3, NULL, NULL, 0)),
+    };
+    taal_future *w = NULL;
+    taal_wait(&loop, 2, some, TAAL_FIRST_EXCEPTION, TAAL_NO_TIMEOUT, &w);
+    CHECK_EQ(taal_run_until_complete(&loop, w), TAAL_OK);
+    CHECK_EQ(taal_run_until_complete(&loop, some[1]), TAAL_OK);
+    taal_loop_close(&loop);
+    CHECK_STR(reports, ""); /* asyncio's wait looked at it: no report */
+}
+
+TEST(a_released_gather_still_counts_its_children_errors_as_seen)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    taal_future *children[2] = {
+        taal_task_future(spawn_valued(&loop, 0.1, NULL, NULL, TAAL_EUSER - 1)),
+        taal_task_future(spawn_valued(&loop, 0.5, NULL, NULL, TAAL_EUSER - 2)),
+    };
+    taal_future *g = NULL;
+    taal_gather(&loop, 2, children, &g);
+    CHECK_EQ(taal_run_until_complete(&loop, g), TAAL_EUSER - 1);
+    taal_future_release(g); /* before the second child fails */
+    CHECK_EQ(taal_run_until_complete(&loop, children[1]), TAAL_EUSER - 2);
+    taal_loop_close(&loop);
+    CHECK_STR(reports, "");
+}
+
+typedef struct nester {
+    taal_coro co;
+    int rc;
+} nester;
+
+static int nester_body(taal_coro *self)
+{
+    nester *f = (nester *)self;
+    TAAL_BEGIN(f);
+    f->rc = taal_run(valued_body, sizeof(valued), NULL, NULL);
+    TAAL_END();
+}
+
+TEST(taal_run_inside_a_running_loop_is_refused_up_front)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    taal_task *t;
+    taal_task_create(&loop, nester_body, sizeof(nester), &t);
+    CHECK_EQ(taal_run_until_complete(&loop, taal_task_future(t)), TAAL_OK);
+    CHECK_EQ(((nester *)taal_task_frame(t))->rc, TAAL_EBUSY);
+    taal_loop_close(&loop);
+    CHECK_STR(reports, "");
+}
+
+TEST(a_tiny_positive_sleep_arms_a_timer)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    trace[0] = '\0';
+    taal_task *tiny = spawn_valued(&loop, 1e-10, "T", NULL, 0);
+    taal_task *y;
+    taal_task_create(&loop, yielder_body, sizeof(yielder), &y);
+    yielder *f = taal_task_frame(y);
+    f->letter = "y";
+    f->n = 3;
+    CHECK_EQ(taal_run_until_complete(&loop, taal_task_future(y)), TAAL_OK);
+    CHECK_EQ(taal_run_until_complete(&loop, taal_task_future(tiny)), TAAL_OK);
+    /* A timer, unlike sleep(0), waits until nothing else is ready. */
+    CHECK_STR(trace, "yyyT");
+    taal_loop_close(&loop);
+}
+
 static const taal_test tests[] = {
     TEST_ENTRY(done_callbacks_are_scheduled_in_order_never_called_inline),
     TEST_ENTRY(a_future_completes_once),
@@ -599,6 +792,14 @@ static const taal_test tests[] = {
     TEST_ENTRY(a_task_awaiting_itself_fails),
     TEST_ENTRY(stopping_before_the_future_completes_is_reported),
     TEST_ENTRY(taal_run_runs_a_coroutine_to_the_end_on_a_loop_of_its_own),
+    TEST_ENTRY(a_task_cannot_sleep_and_await_at_once_and_ends_unhooked),
+    TEST_ENTRY(a_task_that_ends_while_parked_is_never_woken_again),
+    TEST_ENTRY(run_until_complete_runs_an_iteration_even_for_a_done_future),
+    TEST_ENTRY(only_a_plain_future_can_be_completed_from_outside),
+    TEST_ENTRY(wait_first_exception_retrieves_the_error_it_stops_for),
+    TEST_ENTRY(a_released_gather_still_counts_its_children_errors_as_seen),
+    TEST_ENTRY(taal_run_inside_a_running_loop_is_refused_up_front),
+    TEST_ENTRY(a_tiny_positive_sleep_arms_a_timer),
 };
 
 int main(int argc, char **argv)

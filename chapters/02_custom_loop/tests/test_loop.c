@@ -240,6 +240,28 @@ TEST(the_timer_heap_agrees_with_a_sorted_reference)
     taal_loop_close(&loop);
 }
 
+TEST(a_timer_cannot_be_stopped_through_another_loop)
+{
+    taal_loop a, b;
+    open_loop(&a);
+    open_loop(&b);
+    taal_timer t = {0}, u = {0};
+    trace[0] = '\0';
+    taal_timer_start(&a, &t, 0.1, append, "t");
+    taal_timer_start(&b, &u, 0.1, append, "u");
+    CHECK_EQ(taal_timer_stop(&b, &t), TAAL_EINVAL);
+    CHECK(t.index != 0 && u.index != 0); /* neither was touched */
+    taal_loop c;
+    open_loop(&c);
+    CHECK_EQ(taal_timer_stop(&c, &t), TAAL_EINVAL); /* c's heap is empty */
+    CHECK_EQ(taal_run_once(&a), TAAL_OK);
+    CHECK_EQ(taal_run_once(&b), TAAL_OK);
+    CHECK_STR(trace, "tu");
+    taal_loop_close(&a);
+    taal_loop_close(&b);
+    taal_loop_close(&c);
+}
+
 /* ---- the clock ----------------------------------------------------------------- */
 
 TEST(the_virtual_clock_starts_at_zero_and_moves_only_when_idle)
@@ -349,6 +371,7 @@ static const taal_test tests[] = {
     TEST_ENTRY(timers_fire_in_deadline_order_and_equal_deadlines_in_arming_order),
     TEST_ENTRY(a_stopped_timer_never_fires),
     TEST_ENTRY(timer_arguments_are_checked),
+    TEST_ENTRY(a_timer_cannot_be_stopped_through_another_loop),
     TEST_ENTRY(the_timer_heap_agrees_with_a_sorted_reference),
     TEST_ENTRY(the_virtual_clock_starts_at_zero_and_moves_only_when_idle),
     TEST_ENTRY(the_environment_chooses_the_clock),
