@@ -136,6 +136,28 @@ static inline void bench_install_counting_allocator(void)
     taal_set_allocator(&counting);
 }
 
+/* The sleeper of the timers and idle scenarios: a task that sleeps `delay`
+ * seconds; the last one to wake completes *bench_all_done, which the main
+ * task awaits. Set bench_sleepers_left and bench_all_done before the first
+ * one runs. */
+typedef struct bench_sleeper {
+    taal_coro co;
+    double delay;
+} bench_sleeper;
+
+static long bench_sleepers_left;    /* sleepers not done yet */
+static taal_future *bench_all_done; /* completed by the last one */
+
+static inline int bench_sleeper_body(taal_coro *self)
+{
+    bench_sleeper *f = (bench_sleeper *)self;
+    TAAL_BEGIN(f);
+    TAAL_SLEEP(f->delay);
+    if (--bench_sleepers_left == 0)
+        taal_future_set_result(bench_all_done, NULL);
+    TAAL_END();
+}
+
 /* Runs `body` as the main task with taal_run() (asyncio.run()): a fresh
  * loop on the clock TAAL_CLOCK selects, the frame copied from `frame`.
  * Returns a process exit status. */

@@ -14,24 +14,6 @@
 
 #include "bench.h"
 
-typedef struct sleeper {
-    taal_coro co;
-    double t;
-} sleeper;
-
-static long remaining;        /* sleepers not done yet */
-static taal_future *all_done; /* completed by the last one */
-
-static int sleeper_body(taal_coro *self)
-{
-    sleeper *f = (sleeper *)self;
-    TAAL_BEGIN(f);
-    TAAL_SLEEP(f->t);
-    if (--remaining == 0)
-        taal_future_set_result(all_done, NULL);
-    TAAL_END();
-}
-
 typedef struct idle_main {
     taal_coro co;
     long n;
@@ -46,17 +28,17 @@ static int idle_main_body(taal_coro *self)
     idle_main *f = (idle_main *)self;
     TAAL_BEGIN(f);
     taal_future_init(&f->done, taal_running_loop());
-    all_done = &f->done;
-    remaining = f->n;
+    bench_all_done = &f->done;
+    bench_sleepers_left = f->n;
     f->cpu = bench_cpu_s();
     f->start = bench_now_ns();
     for (long i = 0; i < f->n; i++) {
         taal_task *task;
-        int rc =
-            taal_task_create(taal_running_loop(), sleeper_body, sizeof(sleeper), &task);
+        int rc = taal_task_create(taal_running_loop(), bench_sleeper_body,
+                                  sizeof(bench_sleeper), &task);
         if (rc != TAAL_OK)
             TAAL_FAIL(rc);
-        ((sleeper *)taal_task_frame(task))->t = f->t;
+        ((bench_sleeper *)taal_task_frame(task))->delay = f->t;
         taal_task_release(task); /* fire and forget: freed when it is done */
     }
     TAAL_AWAIT_FUTURE(&f->done);

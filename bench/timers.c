@@ -20,24 +20,6 @@
 
 #include "bench.h"
 
-typedef struct sleeper {
-    taal_coro co;
-    double delay;
-} sleeper;
-
-static long remaining;        /* sleepers not done yet */
-static taal_future *all_done; /* completed by the last one */
-
-static int sleeper_body(taal_coro *self)
-{
-    sleeper *f = (sleeper *)self;
-    TAAL_BEGIN(f);
-    TAAL_SLEEP(f->delay);
-    if (--remaining == 0)
-        taal_future_set_result(all_done, NULL);
-    TAAL_END();
-}
-
 /* splitmix64: a seeded generator with no state but one word. */
 static uint64_t rng_next(uint64_t *state)
 {
@@ -62,17 +44,17 @@ static int timers_main_body(taal_coro *self)
     uint64_t seed = 42;
     TAAL_BEGIN(f);
     taal_future_init(&f->done, taal_running_loop());
-    all_done = &f->done;
-    remaining = f->n;
+    bench_all_done = &f->done;
+    bench_sleepers_left = f->n;
     f->cpu = bench_cpu_s();
     f->start = bench_now_ns();
     for (long i = 0; i < f->n; i++) {
         taal_task *task;
-        int rc =
-            taal_task_create(taal_running_loop(), sleeper_body, sizeof(sleeper), &task);
+        int rc = taal_task_create(taal_running_loop(), bench_sleeper_body,
+                                  sizeof(bench_sleeper), &task);
         if (rc != TAAL_OK)
             TAAL_FAIL(rc);
-        ((sleeper *)taal_task_frame(task))->delay =
+        ((bench_sleeper *)taal_task_frame(task))->delay =
             (double)(rng_next(&seed) >> 11) * 0x1.0p-53 * f->d;
         taal_task_release(task); /* fire and forget: freed when it is done */
     }

@@ -69,6 +69,18 @@ static int yielder_body(taal_coro *self)
     TAAL_END();
 }
 
+static taal_task *spawn_yielder(taal_loop *loop, const char *letter, int n, bool bare)
+{
+    taal_task *task = NULL;
+    if (taal_task_create(loop, yielder_body, sizeof(yielder), &task) != TAAL_OK)
+        return NULL;
+    yielder *f = taal_task_frame(task);
+    f->letter = letter;
+    f->n = n;
+    f->bare = bare;
+    return task;
+}
+
 /* ---- futures ---------------------------------------------------------------- */
 
 TEST(done_callbacks_are_scheduled_in_order_never_called_inline)
@@ -154,14 +166,9 @@ TEST(tasks_take_turns_at_every_sleep_zero)
     taal_loop loop;
     open_loop(&loop);
     trace[0] = '\0';
-    taal_task *t[2];
-    for (int i = 0; i < 2; i++) {
-        taal_task_create(&loop, yielder_body, sizeof(yielder), &t[i]);
-        yielder *f = taal_task_frame(t[i]);
-        f->letter = i ? "b" : "a";
-        f->n = 3;
-    }
-    CHECK_EQ(taal_run_until_complete(&loop, taal_task_future(t[1])), TAAL_OK);
+    spawn_yielder(&loop, "a", 3, false);
+    taal_task *b = spawn_yielder(&loop, "b", 3, false);
+    CHECK_EQ(taal_run_until_complete(&loop, taal_task_future(b)), TAAL_OK);
     CHECK_STR(trace, "ababab");
     CHECK(taal_loop_time(&loop) == 0.0); /* sleep(0) arms no timer */
     taal_loop_close(&loop);
@@ -172,15 +179,9 @@ TEST(a_bare_yield_in_a_task_requeues_it)
     taal_loop loop;
     open_loop(&loop);
     trace[0] = '\0';
-    taal_task *t[2];
-    for (int i = 0; i < 2; i++) {
-        taal_task_create(&loop, yielder_body, sizeof(yielder), &t[i]);
-        yielder *f = taal_task_frame(t[i]);
-        f->letter = i ? "y" : "x";
-        f->n = 2;
-        f->bare = true;
-    }
-    CHECK_EQ(taal_run_until_complete(&loop, taal_task_future(t[0])), TAAL_OK);
+    taal_task *x = spawn_yielder(&loop, "x", 2, true);
+    spawn_yielder(&loop, "y", 2, true);
+    CHECK_EQ(taal_run_until_complete(&loop, taal_task_future(x)), TAAL_OK);
     CHECK_STR(trace, "xyxy");
     taal_loop_close(&loop);
 }
@@ -753,11 +754,7 @@ TEST(a_tiny_positive_sleep_arms_a_timer)
     open_loop(&loop);
     trace[0] = '\0';
     taal_task *tiny = spawn_valued(&loop, 1e-10, "T", NULL, 0);
-    taal_task *y;
-    taal_task_create(&loop, yielder_body, sizeof(yielder), &y);
-    yielder *f = taal_task_frame(y);
-    f->letter = "y";
-    f->n = 3;
+    taal_task *y = spawn_yielder(&loop, "y", 3, false);
     CHECK_EQ(taal_run_until_complete(&loop, taal_task_future(y)), TAAL_OK);
     CHECK_EQ(taal_run_until_complete(&loop, taal_task_future(tiny)), TAAL_OK);
     /* A timer, unlike sleep(0), waits until nothing else is ready. */
