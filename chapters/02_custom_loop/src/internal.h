@@ -75,6 +75,15 @@ void taal__report(taal_loop *loop, const char *format, ...)
 #endif
     ;
 
+/* The loop running in this thread (loop.c), and its current task: read
+ * directly on the hot paths of the await macros. */
+extern _Thread_local taal_loop *taal__running_loop;
+
+static inline taal_task *taal__current_task(void)
+{
+    return taal__running_loop == NULL ? NULL : taal__running_loop->current;
+}
+
 /* The loop's time in nanoseconds (loop.c). */
 int64_t taal__now(taal_loop *loop);
 

@@ -261,11 +261,11 @@ int taal_call_soon(taal_loop *loop, taal_handle *handle, taal_callback_fn fn, vo
 
 /* asyncio's _running_loop: one running loop per thread, so that a program
  * may run a loop in each of several threads (loops are not shared). */
-static _Thread_local taal_loop *running_loop;
+_Thread_local taal_loop *taal__running_loop;
 
 taal_loop *taal_running_loop(void)
 {
-    return running_loop;
+    return taal__running_loop;
 }
 
 int taal_loop_init(taal_loop *loop, const taal_loop_options *options)
@@ -363,10 +363,10 @@ static int enter(taal_loop *loop)
         return TAAL_EINVAL;
     if (loop->closed)
         return TAAL_ECLOSED;
-    if (loop->running || running_loop != NULL)
+    if (loop->running || taal__running_loop != NULL)
         return TAAL_EBUSY;
     loop->running = true;
-    running_loop = loop;
+    taal__running_loop = loop;
     return TAAL_OK;
 }
 
@@ -374,7 +374,7 @@ static void leave(taal_loop *loop)
 {
     loop->running = false;
     loop->stopping = false;
-    running_loop = NULL;
+    taal__running_loop = NULL;
 }
 
 int taal_run_once(taal_loop *loop)

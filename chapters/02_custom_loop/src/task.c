@@ -46,7 +46,7 @@ static void task_step(void *arg)
     if (awaited != NULL)
         taal__future_unref(awaited);
     if (rc == TAAL_SUSPENDED) {
-        bool arranged = taal_handle_pending(&task->step) || task->sleep.index != 0;
+        bool arranged = link_linked(&task->step.link) || task->sleep.index != 0;
         if (!arranged)
             list_push_back(&loop->ready, &task->step.link);
         return;
@@ -124,8 +124,7 @@ const char *taal_task_name(const taal_task *task, char *buf, size_t size)
 
 taal_task *taal_current_task(void)
 {
-    taal_loop *loop = taal_running_loop();
-    return loop == NULL ? NULL : loop->current;
+    return taal__current_task();
 }
 
 void taal_task_release(taal_task *task)
@@ -136,7 +135,7 @@ void taal_task_release(taal_task *task)
 int taal_run(taal_body_fn body, size_t frame_size, const void *initial_frame,
              void **result)
 {
-    if (taal_running_loop() != NULL)
+    if (taal__running_loop != NULL)
         return TAAL_EBUSY; /* asyncio.run cannot be called from a running loop */
     taal_loop loop;
     taal_task *task = NULL;
@@ -169,7 +168,7 @@ int taal__await_future(taal_future *future)
 {
     if (future == NULL)
         return TAAL_EINVAL;
-    taal_task *task = taal_current_task();
+    taal_task *task = taal__current_task();
     if (task == NULL)
         return TAAL_ENOTASK;
     if (future->loop != task->future.loop)
@@ -178,7 +177,7 @@ int taal__await_future(taal_future *future)
         return taal_future_status(future);
     if (future == &task->future)
         return TAAL_ERUNNING; /* a task awaiting itself would wait forever */
-    if (taal_handle_pending(&task->step) || task->sleep.index != 0)
+    if (link_linked(&task->step.link) || task->sleep.index != 0)
         return TAAL_EBUSY; /* already parked or asleep: one wait at a time */
     list_push_back(&future->waiters, &task->step.link);
     taal__future_retain(future);
@@ -197,15 +196,13 @@ static void task_wake(void *arg)
 
 int taal__sleep_start(double seconds)
 {
-    taal_task *task = taal_current_task();
+    taal_task *task = taal__current_task();
     if (task == NULL)
         return TAAL_ENOTASK;
-    int64_t ns;
-    if (taal__delay_ns(seconds, &ns) != TAAL_OK)
-        return TAAL_EINVAL;
-    if (taal_handle_pending(&task->step))
+    if (link_linked(&task->step.link))
         return TAAL_EBUSY; /* already parked on a future: one wait at a time */
     if (seconds == 0)
         return TAAL_OK; /* a bare yield: task_step re-queues the task */
+    /* taal_timer_start refuses a negative or NaN delay with TAAL_EINVAL. */
     return taal_timer_start(task->future.loop, &task->sleep, seconds, task_wake, task);
 }
