@@ -191,16 +191,20 @@ static int heap_push(taal_loop *loop, taal_heap_entry entry)
     return TAAL_OK;
 }
 
-/* Removes entry i: the last entry takes its place and moves up or down. */
+/* Removes entry i: the last entry fills the hole, then moves up if it is
+ * earlier than the hole's parent, or else down (the root has no parent, so
+ * popping the earliest timer only ever sifts down). */
 static void heap_remove(taal_loop *loop, size_t i)
 {
     loop->heap[i].timer->index = 0;
     taal_heap_entry last = loop->heap[--loop->heap_len];
-    if (i < loop->heap_len) {
-        heap_place(loop, i, last);
+    if (i == loop->heap_len)
+        return; /* it was the last entry: no hole */
+    loop->heap[i] = last;
+    if (i > 0 && entry_before(&last, &loop->heap[(i - 1) / 2]))
+        sift_up(loop, i);
+    else
         sift_down(loop, i);
-        sift_up(loop, last.timer->index - 1);
-    }
 }
 
 int taal_timer_start(taal_loop *loop, taal_timer *timer, double delay,
