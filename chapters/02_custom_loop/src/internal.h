@@ -84,9 +84,6 @@ static inline taal_task *taal__current_task(void)
     return taal__running_loop == NULL ? NULL : taal__running_loop->current;
 }
 
-/* The loop's time in nanoseconds (loop.c). */
-int64_t taal__now(taal_loop *loop);
-
 /* Seconds to a nanosecond delay: TAAL_EINVAL for negative or NaN, and
  * saturating rather than overflowing for absurdly long ones (loop.c). */
 int taal__delay_ns(double seconds, int64_t *ns);
@@ -102,6 +99,5 @@ void taal__future_describe(taal_future *future, char *buf, size_t size);
 
 /* Tasks (task.c). */
 void taal__task_dispose(taal_task *task);
-bool taal__task_pending(const taal_task *task);
 
 #endif /* TAAL_INTERNAL_H */

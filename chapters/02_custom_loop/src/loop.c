@@ -82,7 +82,7 @@ static int64_t monotonic_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-int64_t taal__now(taal_loop *loop)
+static int64_t taal__now(taal_loop *loop)
 {
     if (!loop->virtual_clock)
         loop->now = monotonic_ns();

@@ -17,11 +17,6 @@
     ((sizeof(taal_task) + _Alignof(max_align_t) - 1) / _Alignof(max_align_t) * \
      _Alignof(max_align_t))
 
-bool taal__task_pending(const taal_task *task)
-{
-    return !taal_future_done(&task->future);
-}
-
 /*
 ** The step, asyncio's Task.__step:
 **   1. forget the future the task was parked on (it is done: that is why
