@@ -158,6 +158,28 @@ static inline int bench_sleeper_body(taal_coro *self)
     TAAL_END();
 }
 
+/* Prepares `all_done` (a plain future in the caller's frame) to be completed
+ * by the last of `n` sleepers. */
+static inline void bench_sleepers_begin(taal_future *all_done, long n)
+{
+    taal_future_init(all_done, taal_running_loop());
+    bench_all_done = all_done;
+    bench_sleepers_left = n;
+}
+
+/* Starts one sleeper, fire and forget: the loop frees it when it is done. */
+static inline int bench_start_sleeper(double delay)
+{
+    taal_task *task;
+    int rc = taal_task_create(taal_running_loop(), bench_sleeper_body,
+                              sizeof(bench_sleeper), &task);
+    if (rc == TAAL_OK) {
+        ((bench_sleeper *)taal_task_frame(task))->delay = delay;
+        taal_task_release(task);
+    }
+    return rc;
+}
+
 /* Runs `body` as the main task with taal_run() (asyncio.run()): a fresh
  * loop on the clock TAAL_CLOCK selects, the frame copied from `frame`.
  * Returns a process exit status. */

@@ -43,20 +43,13 @@ static int timers_main_body(taal_coro *self)
     timers_main *f = (timers_main *)self;
     uint64_t seed = 42;
     TAAL_BEGIN(f);
-    taal_future_init(&f->done, taal_running_loop());
-    bench_all_done = &f->done;
-    bench_sleepers_left = f->n;
+    bench_sleepers_begin(&f->done, f->n);
     f->cpu = bench_cpu_s();
     f->start = bench_now_ns();
     for (long i = 0; i < f->n; i++) {
-        taal_task *task;
-        int rc = taal_task_create(taal_running_loop(), bench_sleeper_body,
-                                  sizeof(bench_sleeper), &task);
+        int rc = bench_start_sleeper((double)(rng_next(&seed) >> 11) * 0x1.0p-53 * f->d);
         if (rc != TAAL_OK)
             TAAL_FAIL(rc);
-        ((bench_sleeper *)taal_task_frame(task))->delay =
-            (double)(rng_next(&seed) >> 11) * 0x1.0p-53 * f->d;
-        taal_task_release(task); /* fire and forget: freed when it is done */
     }
     TAAL_AWAIT_FUTURE(&f->done);
     {
