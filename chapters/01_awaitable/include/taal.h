@@ -26,7 +26,9 @@
 **   2. An await's argument is evaluated again at every resume, so it too
 **      must be made of frame fields, not locals.
 **   3. No `switch` of your own may contain an await (its `case` labels would
-**      capture ours). if/else, loops and goto are fine.
+**      capture ours). if/else, loops and goto are fine. This one cannot be
+**      caught by the compiler: the coroutine fails with TAAL_EPOINT when it
+**      is resumed at the lost point.
 **   4. At most one await or yield per source line (the line number is the
 **      resume point; two on one line fail to compile with "duplicate case
 **      value").
@@ -57,6 +59,8 @@ enum {
     TAAL_EDEAD = -2,    /**< the coroutine has already finished */
     TAAL_ERUNNING = -3, /**< the coroutine is already running (it awaited itself) */
     TAAL_ENOMEM = -4,   /**< an allocation failed */
+    TAAL_EPOINT = -5,   /**< resumed at a point its body does not have (an
+                             await inside a `switch` of your own: rule 3) */
     /** Coroutines may fail with codes of their own: any value at or below
      *  TAAL_EUSER is yours, and taal_strerror() calls it "user error". */
     TAAL_EUSER = -1000
@@ -186,10 +190,16 @@ int taal_send(taal_coro *co);
  *  taal_send() marks the frame finished; the macro only returns. */
 #define TAAL_FAIL(status) return (status)
 
-/** Closes a coroutine body; falling off the end is TAAL_RETURN(). */
-#define TAAL_END() \
-    }              \
-    TAAL_RETURN()
+/** Closes a coroutine body; falling off the end is TAAL_RETURN(). A resume
+ *  point that is not one of the body's own `case` labels lands on the
+ *  `default:` and fails with TAAL_EPOINT: that is what an await inside a
+ *  `switch` of your own does (rule 3), since its label belongs to your
+ *  switch. */
+#define TAAL_END()          \
+    TAAL_RETURN();          \
+    default:                \
+        return TAAL_EPOINT; \
+    }
 
 /** @} */
 

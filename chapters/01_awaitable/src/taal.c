@@ -22,6 +22,7 @@ const char *taal_strerror(int status)
     case TAAL_EDEAD: return "cannot resume finished coroutine";
     case TAAL_ERUNNING: return "cannot resume running coroutine";
     case TAAL_ENOMEM: return "out of memory";
+    case TAAL_EPOINT: return "resumed at an unknown point";
     default: return status <= TAAL_EUSER ? "user error" : "unknown status";
     }
 }

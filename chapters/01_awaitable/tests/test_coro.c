@@ -274,6 +274,40 @@ TEST(a_hand_written_body_returning_nonsense_is_invalid)
     CHECK(taal_coro_done(&co));
 }
 
+/* Rule 3 broken: a yield inside a switch of the coroutine's own. Its
+ * `case` label belongs to the inner switch, so on resume the coroutine's
+ * switch has no label for the saved point. */
+typedef struct switcher {
+    taal_coro co;
+    int mode;
+    int after; /* set once the code after the yield has run */
+} switcher;
+
+static int switcher_body(taal_coro *self)
+{
+    switcher *f = (switcher *)self;
+    TAAL_BEGIN(f);
+    switch (f->mode) {
+    case 1:
+        TAAL_YIELD();
+        f->after = 1;
+        break;
+    default: break;
+    }
+    TAAL_END();
+}
+
+TEST(an_await_inside_a_switch_of_your_own_fails_on_resume)
+{
+    switcher f = {.mode = 1};
+    taal_coro_init(&f.co, switcher_body);
+    CHECK_EQ(taal_send(&f.co), TAAL_SUSPENDED);
+    CHECK_EQ(taal_send(&f.co), TAAL_EPOINT); /* not a silent TAAL_OK */
+    CHECK_EQ(f.after, 0);                    /* the rest was not run */
+    CHECK(taal_coro_done(&f.co));
+    CHECK_STR(taal_strerror(TAAL_EPOINT), "resumed at an unknown point");
+}
+
 TEST(every_status_has_a_name)
 {
     CHECK_STR(taal_strerror(TAAL_OK), "ok");
@@ -295,6 +329,7 @@ static const taal_test tests[] = {
     TEST_ENTRY(a_coroutine_cannot_await_itself),
     TEST_ENTRY(awaiting_a_finished_child_again_fails),
     TEST_ENTRY(a_hand_written_body_returning_nonsense_is_invalid),
+    TEST_ENTRY(an_await_inside_a_switch_of_your_own_fails_on_resume),
     TEST_ENTRY(every_status_has_a_name),
 };
 
