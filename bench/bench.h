@@ -171,8 +171,8 @@ static inline void bench_sleepers_begin(taal_future *all_done, long n)
 static inline int bench_start_sleeper(double delay)
 {
     taal_task *task;
-    int rc = taal_task_create(taal_running_loop(), bench_sleeper_body,
-                              sizeof(bench_sleeper), &task);
+    int rc = taal_task_create(taal_running_loop(), bench_sleeper_body, NULL,
+                              sizeof(bench_sleeper), NULL, &task);
     if (rc == TAAL_OK) {
         ((bench_sleeper *)taal_task_frame(task))->delay = delay;
         taal_task_release(task);
@@ -186,7 +186,7 @@ static inline int bench_start_sleeper(double delay)
 static inline int bench_main(const char *program, taal_body_fn body, const void *frame,
                              size_t frame_size)
 {
-    int rc = taal_run(body, frame_size, frame, NULL);
+    int rc = taal_run(body, frame, frame_size, NULL, NULL);
     if (rc != TAAL_OK)
         fprintf(stderr, "%s: %s\n", program, taal_strerror(rc));
     return rc == TAAL_OK ? 0 : 1;

@@ -53,7 +53,8 @@ static int memory_main_body(taal_coro *self)
     gate = &f->gate;
     f->rss_before = bench_maxrss_bytes();
     for (long i = 0; i < f->n; i++) {
-        int rc = taal_task_create(taal_running_loop(), waiter_body, sizeof(waiter), NULL);
+        int rc = taal_task_create(taal_running_loop(), waiter_body, NULL, sizeof(waiter),
+                                  NULL, NULL);
         if (rc != TAAL_OK)
             TAAL_FAIL(rc);
     }

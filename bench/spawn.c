@@ -63,7 +63,7 @@ static int spawn_main_body(taal_coro *self)
         f->start = bench_now_ns();
         for (long i = 0; i < f->n; i++) {
             taal_task *task;
-            rc = taal_task_create(loop, nop_body, sizeof(nop), &task);
+            rc = taal_task_create(loop, nop_body, NULL, sizeof(nop), NULL, &task);
             if (rc != TAAL_OK)
                 TAAL_FAIL(rc);
             f->children[i] = taal_task_future(task);

@@ -95,7 +95,8 @@ static int pong_body(taal_coro *self)
  * frame; NULL if it could not. */
 static void *start(taal_body_fn body, size_t frame_size, taal_task **task)
 {
-    if (taal_task_create(taal_running_loop(), body, frame_size, task) != TAAL_OK)
+    if (taal_task_create(taal_running_loop(), body, NULL, frame_size, NULL, task) !=
+        TAAL_OK)
         return NULL;
     return taal_task_frame(*task);
 }

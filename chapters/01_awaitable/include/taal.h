@@ -53,14 +53,15 @@
  *  @{
  */
 enum {
-    TAAL_OK = 0,        /**< success; for taal_send(): the coroutine finished */
-    TAAL_SUSPENDED = 1, /**< taal_send(): the coroutine stopped at an await */
-    TAAL_EINVAL = -1,   /**< invalid argument (NULL, uninitialised frame) */
-    TAAL_EDEAD = -2,    /**< the coroutine has already finished */
-    TAAL_ERUNNING = -3, /**< the coroutine is already running (it awaited itself) */
-    TAAL_ENOMEM = -4,   /**< an allocation failed */
-    TAAL_EPOINT = -5,   /**< resumed at a point its body does not have (an
-                             await inside a `switch` of your own: rule 3) */
+    TAAL_OK = 0,         /**< success; for taal_send(): the coroutine finished */
+    TAAL_SUSPENDED = 1,  /**< taal_send(): the coroutine stopped at an await */
+    TAAL_EINVAL = -1,    /**< invalid argument (NULL, uninitialised frame) */
+    TAAL_EDEAD = -2,     /**< the coroutine has already finished */
+    TAAL_ERUNNING = -3,  /**< the coroutine is already running (it awaited itself) */
+    TAAL_ENOMEM = -4,    /**< an allocation failed */
+    TAAL_EPOINT = -5,    /**< resumed at a point its body does not have (an
+                              await inside a `switch` of your own: rule 3) */
+    TAAL_ENOTIMPL = -99, /**< not implemented: a hole of a lab handout, to fill */
     /** Coroutines may fail with codes of their own: any value at or below
      *  TAAL_EUSER is yours, and taal_strerror() calls it "user error". */
     TAAL_EUSER = -1000
@@ -195,11 +196,10 @@ int taal_send(taal_coro *co);
  *  `default:` and fails with TAAL_EPOINT: that is what an await inside a
  *  `switch` of your own does (rule 3), since its label belongs to your
  *  switch. */
-#define TAAL_END()          \
-    TAAL_RETURN();          \
-    default:                \
-        return TAAL_EPOINT; \
-    }
+#define TAAL_END()               \
+    TAAL_RETURN();               \
+    default: return TAAL_EPOINT; \
+        }
 
 /** @} */
 

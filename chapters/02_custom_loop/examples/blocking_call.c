@@ -66,18 +66,25 @@ static int round_body(taal_coro *self)
     taal_task *ticker_task, *worker_task;
     int rc;
     TAAL_BEGIN(f);
-    rc = taal_task_create(loop, ticker_body, sizeof(ticker), &ticker_task);
-    if (rc == TAAL_OK)
-        rc = taal_task_create(loop, worker_body, sizeof(worker), &worker_task);
+    rc =
+        taal_task_create(loop, ticker_body, NULL, sizeof(ticker), "ticker", &ticker_task);
     if (rc != TAAL_OK)
         TAAL_FAIL(rc);
-    ((worker *)taal_task_frame(worker_task))->blocking = f->blocking;
+    rc = taal_task_create(loop, worker_body, &(worker){.blocking = f->blocking},
+                          sizeof(worker), "worker", &worker_task);
+    if (rc != TAAL_OK) {
+        taal_task_release(ticker_task);
+        TAAL_FAIL(rc);
+    }
     f->both[0] = taal_task_future(ticker_task);
     f->both[1] = taal_task_future(worker_task);
     rc = taal_gather(loop, 2, f->both, &f->gathered);
+    taal_task_release(ticker_task); /* the gather holds them now */
+    taal_task_release(worker_task);
     if (rc != TAAL_OK)
         TAAL_FAIL(rc);
     TAAL_AWAIT_FUTURE(f->gathered);
+    taal_future_release(f->gathered);
     TAAL_END();
 }
 
@@ -86,10 +93,10 @@ int main(void)
     setvbuf(stdout, NULL, _IOLBF, 0);
     round blocking = {.blocking = true}, awaited = {.blocking = false};
     puts("-- a blocking call inside a task --");
-    int rc = taal_run(round_body, sizeof(round), &blocking, NULL);
+    int rc = taal_run(round_body, &blocking, sizeof(round), NULL, NULL);
     if (rc == TAAL_OK) {
         puts("-- the same wait, awaited --");
-        rc = taal_run(round_body, sizeof(round), &awaited, NULL);
+        rc = taal_run(round_body, &awaited, sizeof(round), NULL, NULL);
     }
     if (rc != TAAL_OK)
         fprintf(stderr, "blocking_call: %s\n", taal_strerror(rc));

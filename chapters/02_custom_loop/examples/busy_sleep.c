@@ -98,7 +98,7 @@ int main(void)
     setvbuf(stdout, NULL, _IOLBF, 0);
 
     void *result = NULL;
-    int rc = taal_run(example_body, sizeof(example), NULL, &result);
+    int rc = taal_run(example_body, NULL, sizeof(example), NULL, &result);
     if (rc == TAAL_OK)
         puts(result);
     else

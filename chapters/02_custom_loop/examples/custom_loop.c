@@ -41,7 +41,7 @@ int main(void)
     setvbuf(stdout, NULL, _IOLBF, 0); /* show each line as it happens */
 
     void *result = NULL;
-    int rc = taal_run(example_body, sizeof(example), NULL, &result);
+    int rc = taal_run(example_body, NULL, sizeof(example), NULL, &result);
     if (rc != TAAL_OK) {
         fprintf(stderr, "custom_loop: %s\n", taal_strerror(rc));
         return 1;

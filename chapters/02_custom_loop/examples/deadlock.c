@@ -11,10 +11,10 @@
 
 #include <stdio.h>
 
-static void report_to_stdout(void *ctx, const char *line)
+static void report_to_stdout(void *ctx, const taal_report *report)
 {
     (void)ctx;
-    printf("report: %s\n", line);
+    printf("report: %s\n", report->message);
 }
 
 typedef struct consumer {
@@ -59,12 +59,11 @@ static int restaurant_body(taal_coro *self)
     int rc;
     TAAL_BEGIN(f);
     taal_future_init(&f->order, loop);
-    rc = taal_task_create(loop, consumer_body, sizeof(consumer), &f->consumer);
+    rc = taal_task_create(loop, consumer_body, &(consumer){.order = &f->order},
+                          sizeof(consumer), "consumer", &f->consumer);
     if (rc != TAAL_OK)
         TAAL_FAIL(rc);
-    taal_task_set_name(f->consumer, "consumer");
-    ((consumer *)taal_task_frame(f->consumer))->order = &f->order;
-    rc = taal_task_create(loop, producer_body, sizeof(producer), NULL);
+    rc = taal_task_create(loop, producer_body, NULL, sizeof(producer), "producer", NULL);
     if (rc != TAAL_OK)
         TAAL_FAIL(rc);
     TAAL_AWAIT_TASK(f->consumer);
@@ -78,12 +77,12 @@ int main(void)
     taal_task *main_task = NULL;
     int rc = taal_loop_init(&loop, &options);
     if (rc == TAAL_OK)
-        rc = taal_task_create(&loop, restaurant_body, sizeof(restaurant), &main_task);
-    if (rc == TAAL_OK) {
-        taal_task_set_name(main_task, "main");
+        rc = taal_task_create(&loop, restaurant_body, NULL, sizeof(restaurant), "main",
+                              &main_task);
+    if (rc == TAAL_OK)
         rc = taal_run_until_complete(&loop, taal_task_future(main_task));
-    }
     printf("run_until_complete: %s\n", taal_strerror(rc));
     taal_loop_close(&loop);
+    taal_task_release(main_task); /* held through the close; this frees it */
     return rc == TAAL_OK ? 0 : 1;
 }

@@ -36,37 +36,42 @@ static int greet_body(taal_coro *self)
 
 typedef struct greet_all {
     taal_coro co;
+    int started; /* tasks created so far */
     taal_future *children[GUESTS];
     taal_future *gathered;
 } greet_all;
 
-/* Starts one greet task: the frame is allocated with the task, and its
- * argument is filled in before the loop gets to run it. */
+/* Starts one greet task, greet(name): the frame is the coroutine's
+ * arguments, copied into the task's own block. */
 static int start_greet(const char *name, taal_future **child)
 {
+    greet frame = {.name = name};
     taal_task *task;
-    int rc = taal_task_create(taal_running_loop(), greet_body, sizeof(greet), &task);
-    if (rc != TAAL_OK)
-        return rc;
-    ((greet *)taal_task_frame(task))->name = name;
-    *child = taal_task_future(task);
-    return TAAL_OK;
+    int rc = taal_task_create(taal_running_loop(), greet_body, &frame, sizeof frame, name,
+                              &task);
+    if (rc == TAAL_OK)
+        *child = taal_task_future(task);
+    return rc;
 }
 
 static int greet_all_body(taal_coro *self)
 {
     greet_all *f = (greet_all *)self;
-    int rc;
+    int rc = TAAL_OK;
     TAAL_BEGIN(f);
-    for (int i = 0; i < GUESTS; i++) {
-        rc = start_greet(guests[i], &f->children[i]);
+    for (f->started = 0; f->started < GUESTS; f->started++) {
+        rc = start_greet(guests[f->started], &f->children[f->started]);
         if (rc != TAAL_OK)
-            TAAL_FAIL(rc);
+            break;
     }
-    rc = taal_gather(taal_running_loop(), GUESTS, f->children, &f->gathered);
+    if (rc == TAAL_OK)
+        rc = taal_gather(taal_running_loop(), GUESTS, f->children, &f->gathered);
+    for (int i = 0; i < f->started; i++)
+        taal_future_release(f->children[i]); /* the gather holds them now */
     if (rc != TAAL_OK)
         TAAL_FAIL(rc);
     TAAL_AWAIT_FUTURE(f->gathered);
+    taal_future_release(f->gathered);
     TAAL_END();
 }
 
@@ -74,8 +79,8 @@ int main(void)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
 
-    int rc =
-        taal_run(greet_all_body, sizeof(greet_all), NULL, NULL); /* asyncio.run(main()) */
+    int rc = taal_run(greet_all_body, NULL, sizeof(greet_all), NULL,
+                      NULL); /* asyncio.run(main()) */
     if (rc != TAAL_OK) {
         fprintf(stderr, "greet: %s\n", taal_strerror(rc));
         return 1;

@@ -22,12 +22,19 @@
 **   return value                    store it in the frame; TAAL_RETURN();
 **   raise error                     TAAL_FAIL(TAAL_E...);
 **   loop = CustomEventLoop()        taal_loop loop; taal_loop_init(&loop, NULL);
-**   task = loop.create_task(coro)   taal_task_create(&loop, body, size, &task);
+**   loop.create_task(f(x), name=n)  f_frame fr = {.x = x};
+**                                   taal_task_create(&loop, f_body, &fr, sizeof fr,
+**                                                    n, &task);
 **   await asyncio.sleep(1)          TAAL_SLEEP(1.0);
-**   await future / await task       TAAL_AWAIT_FUTURE(fut);
+**   await future / await task       TAAL_AWAIT_FUTURE(fut); TAAL_AWAIT_TASK(task);
+**   try: await x / except E         TAAL_AWAIT_FUTURE_STATUS(st, fut); (and the
+**                                   other _STATUS forms)
+**   fut.add_done_callback(cb)       taal_future_add_done_callback(fut, &h, cb, data);
 **   asyncio.gather(*futures)        taal_gather(&loop, n, futures, &gathered);
+**   asyncio.wait(futures)           taal_wait(&loop, n, futures, mode, timeout, &w);
 **   loop.run_until_complete(task)   taal_run_until_complete(&loop, fut);
-**   asyncio.run(main())             taal_run(body, size, &frame, &result);
+**   asyncio.run(main())             taal_run(main_body, &fr, sizeof fr, NULL, &result);
+**   asyncio debug mode              TAAL_DEBUG=1, or taal_loop_options.debug
 **
 ** The technique is Simon Tatham's "Coroutines in C" (and Protothreads): the
 ** body is one big `switch` on the saved resume point, and every await is a
@@ -40,7 +47,9 @@
 **   2. An await's argument is evaluated again at every resume, so it too
 **      must be made of frame fields, not locals.
 **   3. No `switch` of your own may contain an await (its `case` labels would
-**      capture ours). if/else, loops and goto are fine.
+**      capture ours). if/else, loops and goto are fine. This one cannot be
+**      caught by the compiler: the coroutine fails with TAAL_EPOINT when it
+**      is resumed at the lost point.
 **   4. At most one await or yield per source line (the line number is the
 **      resume point; two on one line fail to compile with "duplicate case
 **      value").
@@ -70,25 +79,37 @@
 enum {
     TAAL_OK = 0,          /**< success; for taal_send(): the coroutine finished */
     TAAL_SUSPENDED = 1,   /**< taal_send(): the coroutine stopped at an await */
-    TAAL_EINVAL = -1,     /**< invalid argument (NULL, uninitialised frame) */
+    TAAL_EINVAL = -1,     /**< invalid argument (NULL, uninitialised frame or future) */
     TAAL_EDEAD = -2,      /**< the coroutine has already finished */
     TAAL_ERUNNING = -3,   /**< the coroutine is already running (it awaited itself) */
     TAAL_ENOMEM = -4,     /**< an allocation failed */
-    TAAL_ESTATE = -5,     /**< invalid state: a result set twice, or read too early */
-    TAAL_ENOTASK = -6,    /**< an await that needs a task ran outside one */
-    TAAL_ELOOP = -7,      /**< the future belongs to another loop */
-    TAAL_EBUSY = -8,      /**< the loop is already running, or the handle is in use */
-    TAAL_ECLOSED = -9,    /**< the loop is closed */
-    TAAL_EDEADLOCK = -10, /**< tasks wait, but nothing is ready and no timer is set */
-    TAAL_ESTOPPED = -11,  /**< the loop stopped before the future completed */
+    TAAL_EPOINT = -5,     /**< resumed at a point its body does not have (rule 3) */
+    TAAL_ESTATE = -6,     /**< invalid state: a result set twice, or read too early */
+    TAAL_ENOTASK = -7,    /**< an await that needs a task ran outside one */
+    TAAL_ELOOP = -8,      /**< the future, timer or handle belongs to another loop */
+    TAAL_EBUSY = -9,      /**< the loop is running or closing, or the handle is in use */
+    TAAL_ECLOSED = -10,   /**< the loop is closed */
+    TAAL_EDEADLOCK = -11, /**< tasks wait, but nothing is ready and no timer is set */
+    TAAL_ESTOPPED = -12,  /**< the loop stopped before the future completed */
+    TAAL_ENOTIMPL = -99,  /**< not implemented: a hole of a lab handout, to fill */
     /** Coroutines may fail with codes of their own: any value at or below
-     *  TAAL_EUSER is yours, and taal_strerror() calls it "user error". */
+     *  TAAL_EUSER is yours. taal_strerror() calls it "user error" unless
+     *  the program names its codes with taal_set_strerror(). */
     TAAL_EUSER = -1000
 };
 
 /** A short English description of a status code ("cannot resume finished
  *  coroutine"). Never NULL; unknown codes give "unknown status". */
 const char *taal_strerror(int status);
+
+/** Names a program's own codes (those at or below TAAL_EUSER): taal_strerror()
+ *  and every report ask @p name first, and say "user error" if it returns
+ *  NULL. */
+typedef const char *(*taal_strerror_fn)(int status);
+
+/** Installs @p name for the codes at or below TAAL_EUSER, for the whole
+ *  program (like the allocator); NULL removes it. */
+void taal_set_strerror(taal_strerror_fn name);
 /** @} */
 
 /* ------------------------------------------------------------------------ */
@@ -219,20 +240,31 @@ int taal_send(taal_coro *co);
  *  taal_send() marks the frame finished; the macro only returns. */
 #define TAAL_FAIL(status) return (status)
 
-/** Closes a coroutine body; falling off the end is TAAL_RETURN(). */
-#define TAAL_END() \
-    }              \
-    TAAL_RETURN()
+/** Closes a coroutine body; falling off the end is TAAL_RETURN(). A resume
+ *  point that is not one of the body's own `case` labels lands on the
+ *  `default:` and fails with TAAL_EPOINT: that is what an await inside a
+ *  `switch` of your own does (rule 3), since its label belongs to your
+ *  switch. */
+#define TAAL_END()               \
+    TAAL_RETURN();               \
+    default: return TAAL_EPOINT; \
+        }
 
 /** @} */
 
 /* ------------------------------------------------------------------------ */
 /** @name Memory
- *  taal allocates in exactly three places: a task (header and frame in one
- *  block), a gather or wait (one block each), and the timer heap's array
- *  when it grows. Everything else (handles, timers, futures, the loop
- *  itself) lives in storage you provide. Every allocation can fail, and a
- *  failure is reported as TAAL_ENOMEM, never as a crash.
+ *  taal allocates in four places: a task (header and frame in one block), a
+ *  gather or wait (one block each), the timer heap's array when it grows,
+ *  and, when tracing, one buffer per loop. Everything else (handles,
+ *  timers, plain futures, the loop itself) lives in storage you provide.
+ *  Every allocation can fail, and a failure is reported as TAAL_ENOMEM,
+ *  never as a crash.
+ *
+ *  A loop keeps the blocks of finished tasks for its next tasks (a free
+ *  list per block size), so that spawning a task in steady state costs no
+ *  malloc() and no free(); they go back to the allocator when the loop
+ *  closes.
  *  @{
  */
 
@@ -245,22 +277,33 @@ typedef struct taal_allocator {
 } taal_allocator;
 
 /** Replaces the allocator for everything allocated from now on; NULL
- *  restores the C library's. Swap it only while no loop is open. Returns
- *  TAAL_EINVAL if a function is missing. */
+ *  restores the C library's. Swap it only while no loop is open (and no
+ *  task of a closed loop is still held). Returns TAAL_EINVAL if a function
+ *  is missing. */
 int taal_set_allocator(const taal_allocator *allocator);
 /** @} */
 
 /* ------------------------------------------------------------------------ */
 /** @name Handles: callbacks waiting to run
- *  A handle is a callback and its argument, plus the links that put it in
- *  one list at a time: the loop's ready queue, or a future's list of
- *  waiters. Moving a handle between lists never allocates, which is why a
- *  wake-up costs no memory.
+ *  A handle is a callback and its data, plus the link that puts it in one
+ *  list at a time: the loop's ready queue, or a future's list of waiters.
+ *  Moving a handle between lists never allocates, which is why a wake-up
+ *  costs no memory.
  *  @{
  */
 
-/** A callback run by the loop. */
-typedef void (*taal_callback_fn)(void *arg);
+/** The event loop; see struct taal_loop. */
+typedef struct taal_loop taal_loop;
+/** A task; see struct taal_task. */
+typedef struct taal_task taal_task;
+/** A future; see struct taal_future. */
+typedef struct taal_future taal_future;
+
+/** A callback run by the loop (taal_call_soon(), timers). */
+typedef void (*taal_callback_fn)(void *data);
+
+/** A done-callback: it gets the future that is done, as asyncio's do. */
+typedef void (*taal_done_fn)(taal_future *future, void *data);
 
 /** A link in a circular doubly linked list; next == NULL means "in no list". */
 typedef struct taal_link {
@@ -271,9 +314,17 @@ typedef struct taal_link {
 /** A callback waiting to run. Caller storage: keep it alive while it is
  *  scheduled. Zero-initialised means idle. */
 typedef struct taal_handle {
-    taal_link link;      /**< in the ready queue or in a future's waiters */
-    taal_callback_fn fn; /**< what to call */
-    void *arg;           /**< its argument */
+    taal_link link; /**< in the ready queue, in a future's waiters, or in no list */
+    union {
+        taal_callback_fn call; /**< call(data), for call_soon and timers */
+        taal_done_fn done;     /**< done(future, data), for done-callbacks */
+    } fn;                      /**< what to run: `done` if @ref future is set */
+    void *data;                /**< the callback's argument */
+    /** A done-callback's future, from taal_future_add_done_callback() until
+     *  the callback has run or is removed; NULL for other handles. The
+     *  handle holds a reference on it, so the future cannot be freed while
+     *  its callback is still to run. */
+    taal_future *future;
 } taal_handle;
 
 /** True while @p handle is in the ready queue or waiting on a future. */
@@ -285,12 +336,6 @@ bool taal_handle_pending(const taal_handle *handle);
  *  @{
  */
 
-/** The event loop; see struct taal_loop. */
-typedef struct taal_loop taal_loop;
-/** A task; see struct taal_task. */
-typedef struct taal_task taal_task;
-/** A future; see struct taal_future. */
-typedef struct taal_future taal_future;
 struct taal_timer;
 
 /** An entry of the timer heap: its key, stored by value so that comparing
@@ -301,23 +346,68 @@ typedef struct taal_heap_entry {
     struct taal_timer *timer; /**< whose entry this is */
 } taal_heap_entry;
 
-/** Receives the loop's reports: errors nobody retrieved, tasks pending at
- *  close, deadlocks. One line per call, without a newline. */
-typedef void (*taal_report_fn)(void *ctx, const char *line);
+/** What a report is about. */
+typedef enum taal_report_kind {
+    TAAL_REPORT_UNRETRIEVED = 1,  /**< a future failed and nobody retrieved the error */
+    TAAL_REPORT_PENDING_AT_CLOSE, /**< a task was still pending when its loop closed */
+    TAAL_REPORT_DEADLOCK,         /**< nothing is ready and no timer is set */
+    TAAL_REPORT_WAITS_FOR,        /**< after a deadlock: one task and what it waits for */
+    TAAL_REPORT_MISUSE,    /**< a bug in the program that taal caught and ignored */
+    TAAL_REPORT_SLOW_STEP, /**< debug mode: one step held the loop too long */
+    TAAL_REPORT_DUMP,      /**< a line of taal_loop_dump() */
+    TAAL_REPORT_TRACE      /**< tracing could not go on and was turned off */
+} taal_report_kind;
+
+/** A report, asyncio's exception-handler context: what happened, to what,
+ *  and the whole of it as one English line. Valid during the call only. */
+typedef struct taal_report {
+    taal_report_kind kind; /**< what it is about */
+    taal_loop *loop;       /**< the loop reporting (NULL after it closed) */
+    taal_future *future;   /**< the future concerned, or NULL */
+    taal_task *task;       /**< the task concerned, or NULL */
+    int status;            /**< the status concerned, or TAAL_OK */
+    const char *message;   /**< one line, without a newline: "task Task-3 failed ..." */
+} taal_report;
+
+/** Receives the loop's reports. A report function may not close the loop
+ *  that is reporting (taal_loop_close() then returns TAAL_EBUSY). */
+typedef void (*taal_report_fn)(void *ctx, const taal_report *report);
 
 /** Which clock a loop reads. */
 typedef enum taal_clock {
-    TAAL_CLOCK_FROM_ENV = 0, /**< virtual if TAAL_CLOCK=virtual, else monotonic */
+    TAAL_CLOCK_FROM_ENV = 0, /**< TAAL_CLOCK: "virtual", "monotonic", or unset */
     TAAL_CLOCK_MONOTONIC, /**< the kernel's monotonic clock; sleeping takes real time */
     TAAL_CLOCK_VIRTUAL    /**< starts at 0; jumps to the next deadline when idle */
 } taal_clock;
 
-/** Options for taal_loop_init(); a zeroed struct (or NULL) means defaults. */
+/** A loop option that can also come from the environment. */
+typedef enum taal_switch {
+    TAAL_FROM_ENV = 0, /**< ask the environment variable */
+    TAAL_OFF,          /**< off, whatever the environment says */
+    TAAL_ON            /**< on, whatever the environment says */
+} taal_switch;
+
+/** Options for taal_loop_init(); a zeroed struct (or NULL) means defaults,
+ *  which every example program therefore takes from the environment:
+ *  TAAL_CLOCK, TAAL_TRACE and TAAL_DEBUG. */
 typedef struct taal_loop_options {
-    taal_clock clock;      /**< which clock; default: from the environment */
-    taal_report_fn report; /**< where reports go; default: stderr */
+    taal_clock clock;      /**< which clock; default: $TAAL_CLOCK, else monotonic */
+    taal_report_fn report; /**< where reports go; default: stderr, "taal: ..." */
     void *report_ctx;      /**< passed to @ref report */
+    /** Write a trace of every task (trace-event JSON) to this file; NULL:
+     *  the file named by $TAAL_TRACE, if set; "": no trace. */
+    const char *trace;
+    taal_switch debug; /**< debug mode; default: on if TAAL_DEBUG=1 */
+    double slow_step;  /**< debug mode: report steps longer than this many
+                            seconds; 0 means 0.1 */
 } taal_loop_options;
+
+/** Size classes of the free lists of task blocks: blocks of 16, 32, ...
+ *  up to TAAL_POOL_CLASSES * 16 bytes are kept for reuse; larger ones are
+ *  freed at once. */
+#define TAAL_POOL_CLASSES 64
+
+struct taal_trace;
 
 /** The event loop. Caller storage, initialised by taal_loop_init(). The
  *  fields are public so that a reader can see the whole machine; only the
@@ -328,44 +418,61 @@ struct taal_loop {
 
     /* Timers: a binary min-heap ordered by (deadline, sequence). */
     taal_heap_entry *heap; /**< the heap's array (grown as needed) */
-    size_t heap_len;       /**< timers armed */
-    size_t heap_cap;       /**< entries allocated */
+    uint32_t heap_len;     /**< timers armed */
+    uint32_t heap_cap;     /**< entries allocated */
     uint64_t timer_seq;    /**< sequence of the next timer: ties go in arming order */
 
     /* Time, in nanoseconds. */
     bool virtual_clock; /**< true: time moves only when the loop is idle */
     int64_t now;        /**< the virtual clock; the last reading of the real one */
+    int64_t start;      /**< the clock when the loop opened (traces start there) */
 
     /* Tasks, gathers and waits: everything the loop allocated. */
-    taal_link objects;     /**< every heap future not yet freed */
-    unsigned next_task_id; /**< for the default names Task-1, Task-2, ... */
+    taal_link objects;     /**< every task, gather and wait not yet freed */
+    uint32_t id;           /**< this loop's number, unique in its thread */
+    uint32_t next_task_id; /**< for the default names Task-1, Task-2, ... */
     taal_task *current;    /**< the task whose step is running, or NULL */
+    void *free_blocks[TAAL_POOL_CLASSES]; /**< blocks of finished tasks, by size */
 
     /* State. */
     bool running;  /**< inside taal_run_forever() */
     bool stopping; /**< taal_stop() was called: end after this iteration */
-    bool closed;   /**< taal_loop_close() was called */
+    bool closing;  /**< inside taal_loop_close() */
+    bool closed;   /**< taal_loop_close() has finished */
 
-    /* Reports. */
-    taal_report_fn report; /**< where reports go */
-    void *report_ctx;      /**< its context */
+    /* Reports, tracing and debug mode. */
+    taal_report_fn report;    /**< where reports go */
+    void *report_ctx;         /**< its context */
+    struct taal_trace *trace; /**< the trace being written, or NULL: off */
+    bool debug;               /**< debug mode is on */
+    int64_t slow_step;        /**< debug mode: the slow-step threshold, ns */
 };
 
-/** Prepares @p loop. @p options may be NULL. Allocates nothing.
- *  Returns TAAL_OK or TAAL_EINVAL (NULL loop, unknown clock). */
+/** Prepares @p loop. @p options may be NULL. Allocates nothing, unless
+ *  tracing is on (one buffer; if that fails, tracing is turned off with a
+ *  report and the loop works without it). Returns TAAL_OK or TAAL_EINVAL
+ *  (NULL loop, unknown clock, an unknown TAAL_CLOCK value: reported). */
 int taal_loop_init(taal_loop *loop, const taal_loop_options *options);
 
-/** Closes @p loop: reports every task still pending, by name, and every
- *  error nobody retrieved, then frees every task, gather and wait the loop
- *  made. After this no pointer to any of them may be used. Closing twice is
- *  harmless. Returns TAAL_EBUSY if the loop is running, TAAL_EINVAL if NULL. */
+/** Closes @p loop, like asyncio's loop.close(). It reports every task
+ *  still pending, by name, then takes every task, gather and wait off every
+ *  list and frees them, with one exception: what was made while the loop
+ *  was not running (by main(), around taal_run_until_complete()) and is
+ *  not released yet is still held by code outside the loop, and survives
+ *  the close, as asyncio lets you read a task after loop.close(). It stays
+ *  readable (done, status, result, name; a gather or wait keeps its
+ *  children); awaiting it or adding callbacks is TAAL_ECLOSED. Release it
+ *  when done; that frees it. What tasks made is freed with the loop: their
+ *  frames, which held it, are gone. Closing twice is harmless. Returns
+ *  TAAL_EBUSY if the loop is running (or closing: a report function closing
+ *  it), TAAL_EINVAL if NULL. */
 int taal_loop_close(taal_loop *loop);
 
-/** Schedules @p fn(@p arg) to run in the next loop iteration, after every
+/** Schedules @p fn(@p data) to run in the next loop iteration, after every
  *  callback scheduled before it (asyncio's call_soon). @p handle is the
  *  caller's storage for it. Returns TAAL_EINVAL, TAAL_ECLOSED, or
  *  TAAL_EBUSY if the handle is already scheduled or waiting. */
-int taal_call_soon(taal_loop *loop, taal_handle *handle, taal_callback_fn fn, void *arg);
+int taal_call_soon(taal_loop *loop, taal_handle *handle, taal_callback_fn fn, void *data);
 
 /** Runs one iteration (asyncio's _run_once), the numbered steps of
  *  docs/02_custom_loop.md: wait for the earliest timer if nothing is ready,
@@ -380,7 +487,8 @@ int taal_run_once(taal_loop *loop);
  *  TAAL_ECLOSED, or TAAL_EINVAL. */
 int taal_run_forever(taal_loop *loop);
 
-/** Makes taal_run_forever() return after the current iteration. */
+/** Makes taal_run_forever() return after the current iteration. Returns
+ *  TAAL_EINVAL or TAAL_ECLOSED. */
 int taal_stop(taal_loop *loop);
 
 /** Runs the loop until @p future is done, and returns its status: TAAL_OK
@@ -396,6 +504,12 @@ double taal_loop_time(taal_loop *loop);
 
 /** The loop running right now, or NULL (asyncio.get_running_loop()). */
 taal_loop *taal_running_loop(void);
+
+/** Reports, one TAAL_REPORT_DUMP line each, every task of @p loop and what
+ *  it is doing: running, ready, sleeping until when, waiting for what,
+ *  done. The debugging aid of asyncio.all_tasks(). Returns the number of
+ *  tasks, or TAAL_EINVAL. */
+int taal_loop_dump(taal_loop *loop);
 /** @} */
 
 /* ------------------------------------------------------------------------ */
@@ -408,19 +522,20 @@ taal_loop *taal_running_loop(void);
  *  taal_future_add_done_callback() yourself. */
 typedef struct taal_timer {
     taal_handle handle; /**< moved to the ready queue when the timer is due */
-    size_t index;       /**< position in the heap plus one; 0 = not armed */
+    uint32_t index;     /**< position in the heap plus one; 0 = not armed */
+    uint32_t loop_id;   /**< the loop it was armed on (taal_loop.id), 0: never */
 } taal_timer;
 
-/** Arms @p timer to schedule @p fn(@p arg) after @p delay seconds.
+/** Arms @p timer to schedule @p fn(@p data) after @p delay seconds.
  *  Returns TAAL_EINVAL for a negative or NaN delay, TAAL_EBUSY if the timer
  *  is armed or its handle is scheduled, TAAL_ENOMEM if the heap could not
  *  grow, TAAL_ECLOSED. */
 int taal_timer_start(taal_loop *loop, taal_timer *timer, double delay,
-                     taal_callback_fn fn, void *arg);
+                     taal_callback_fn fn, void *data);
 
 /** Disarms @p timer (and unschedules it if it is due but has not run).
- *  Stopping an idle timer is harmless; TAAL_EINVAL if the timer is armed on
- *  another loop. */
+ *  Stopping an idle timer is harmless; TAAL_ELOOP if the timer is armed or
+ *  due on another loop, TAAL_EINVAL for NULL. */
 int taal_timer_stop(taal_loop *loop, taal_timer *timer);
 /** @} */
 
@@ -429,7 +544,7 @@ int taal_timer_stop(taal_loop *loop, taal_timer *timer);
  *  A future is a result that is not there yet. It is pending until it is
  *  given a result or an error; then it schedules, in order, every handle
  *  waiting on it. A plain future is caller storage; tasks, gathers and
- *  waits are futures the loop allocates (see taal_task_release()).
+ *  waits are futures the loop allocates (see taal_future_release()).
  *  @{
  */
 
@@ -441,104 +556,161 @@ typedef enum taal_future_kind {
     TAAL_FUTURE_WAIT       /**< made by taal_wait() */
 } taal_future_kind;
 
-/** A future. */
+/** A future. The fields are grouped by who may touch them; only taal's
+ *  functions change any of them. */
 struct taal_future {
-    taal_loop *loop;   /**< the loop it belongs to */
-    taal_link waiters; /**< handles to schedule when it is done */
-    void *result;      /**< the result, once done with TAAL_OK */
-    int status;        /**< TAAL_SUSPENDED while pending, then TAAL_OK or an error */
-    bool retrieved;    /**< somebody looked at the status (awaited it, asked) */
-    uint8_t kind;      /**< a taal_future_kind */
-    /* Loop-allocated futures only. */
-    bool released;  /**< its creator called taal_future_release() */
-    unsigned refs;  /**< references: its creator's, a pending task's own,
-                         one per gather, wait or task watching it */
-    taal_link node; /**< in loop->objects */
+    /* Every future. */
+    taal_loop *loop;        /**< the loop it belongs to; NULL once it closed */
+    taal_link waiters;      /**< handles to schedule when it is done; next == NULL:
+                                 never initialised */
+    void *result;           /**< the result, once done with TAAL_OK */
+    int status;             /**< TAAL_SUSPENDED while pending, then TAAL_OK or an error */
+    unsigned refs : 24;     /**< references that keep it alive (loop-allocated
+                                 only): its creator's, a pending one's own, one
+                                 per handle waiting on it, per gather or wait
+                                 holding it, per plain future in its frame
+                                 being waited on */
+    unsigned kind : 3;      /**< a taal_future_kind */
+    unsigned retrieved : 1; /**< somebody looked at the error (awaited it, asked) */
+    unsigned released : 1;  /**< its creator called taal_future_release() */
+    unsigned outside : 1;   /**< made while its loop was not running: held by
+                                 code outside the loop (main), so it outlives
+                                 taal_loop_close() until released */
+    unsigned spare : 2;     /**< for later chapters */
+    union {
+        /** Loop-allocated: the link in taal_loop.objects. */
+        taal_link node;
+        /** Plain, inside a task's frame: that task. Waiting on the future
+         *  holds a reference on it, so the frame outlives the wait. */
+        taal_task *owner;
+    } u; /**< what only one kind of future needs */
 };
 
-/** Prepares a plain future on @p loop. Returns TAAL_OK or TAAL_EINVAL. */
+/** Prepares a plain future on @p loop. If it is called from a task and the
+ *  future lies in that task's frame, the future remembers the task, so
+ *  that whatever waits on it keeps the frame alive. Returns TAAL_OK,
+ *  TAAL_EINVAL, or TAAL_ECLOSED. */
 int taal_future_init(taal_future *future, taal_loop *loop);
 
 /** Completes the plain future @p future with @p result. TAAL_ESTATE if it
  *  is already done; TAAL_EINVAL for a task, gather or wait, which complete
- *  by themselves (asyncio: "Task does not support set_result"). */
+ *  by themselves (asyncio: "Task does not support set_result");
+ *  TAAL_ECLOSED. */
 int taal_future_set_result(taal_future *future, void *result);
 
 /** Completes the plain future @p future with the error @p status
  *  (negative). TAAL_EINVAL for a status that is not an error or a future
- *  that is not plain, TAAL_ESTATE if it is already done. */
+ *  that is not plain, TAAL_ESTATE if it is already done, TAAL_ECLOSED. */
 int taal_future_set_error(taal_future *future, int status);
 
-/** True once @p future is done. */
+/** True once @p future is done; false for NULL or a future never
+ *  initialised. Changes nothing. */
 bool taal_future_done(const taal_future *future);
 
-/** The future's status, which marks it retrieved: TAAL_SUSPENDED while it
- *  is pending, then TAAL_OK or its error. */
-int taal_future_status(taal_future *future);
+/** The future's status, without retrieving it: TAAL_SUSPENDED while it is
+ *  pending, then TAAL_OK or its error; TAAL_EINVAL for NULL or a future
+ *  never initialised. An error seen this way still counts as never
+ *  retrieved: use taal_future_result() to take it. */
+int taal_future_status(const taal_future *future);
 
-/** Stores the future's result in @p *result and returns TAAL_OK; or returns
- *  its error, or TAAL_ESTATE while it is pending. Marks it retrieved. */
+/** Retrieves the future's outcome: stores its result in @p *result (if
+ *  not NULL) and returns TAAL_OK, or returns its error, which now counts as
+ *  retrieved; TAAL_ESTATE while it is pending; TAAL_EINVAL. For a gather
+ *  the result is its array of results (see taal_gather()), for a wait its
+ *  taal_wait_sets. */
 int taal_future_result(taal_future *future, void **result);
 
-/** Makes @p future schedule @p fn(@p arg) when it is done, with call_soon
- *  semantics: never inline, always in a later iteration, in the order the
- *  callbacks were added. If it is already done the callback is scheduled at
- *  once. @p handle is the caller's storage. */
+/** Makes @p future call @p fn(@p future, @p data) when it is done, with
+ *  call_soon semantics: never inline, always in a later iteration, in the
+ *  order the callbacks were added. If it is already done the callback is
+ *  scheduled at once. @p handle is the caller's storage, and holds a
+ *  reference on the future until the callback has run. Returns
+ *  TAAL_EINVAL, TAAL_EBUSY (the handle is in use) or TAAL_ECLOSED. */
 int taal_future_add_done_callback(taal_future *future, taal_handle *handle,
-                                  taal_callback_fn fn, void *arg);
+                                  taal_done_fn fn, void *data);
 
-/** Takes @p handle off @p future's waiters (and off the ready queue if the
- *  future is done and the callback has not run yet). */
+/** Takes @p handle off @p future's callbacks, and off the ready queue if
+ *  the future is done and the callback has not run yet (asyncio cannot
+ *  unschedule it; C needs to, so that the handle's storage can go).
+ *  Returns TAAL_OK, or TAAL_EINVAL if @p handle is not a callback of
+ *  @p future (never added, already run, or another future's). */
 int taal_future_remove_done_callback(taal_future *future, taal_handle *handle);
 
 /** Drops the creator's reference to a future the loop allocated (a task,
  *  gather or wait): "I will not look at it again". It is freed once it is
- *  also finished and nothing watches it, or at taal_loop_close(). For a
- *  plain future this does nothing. Releasing twice is a bug: taal reports
- *  and ignores the second release only while the future is still alive. */
+ *  also finished and nothing else holds it; if the loop is closed, at once.
+ *  For a plain future this does nothing. Releasing twice is a bug: taal
+ *  reports and ignores the second release only while the future is still
+ *  alive. */
 void taal_future_release(taal_future *future);
 /** @} */
 
 /* ------------------------------------------------------------------------ */
 /** @name Tasks
  *  A task runs one coroutine on a loop. Its frame is allocated together
- *  with it, zeroed, in one block.
+ *  with it, in one block.
  *
- *  Who frees a task: the loop. It frees the task when three things are
- *  true: the coroutine has finished, the creator has called
- *  taal_task_release() (or never asked for the pointer), and no gather or
- *  wait still watches it. Whatever is left is freed by taal_loop_close().
+ *  Who frees a task: the loop, when nothing holds it any more. The creator
+ *  holds it until taal_task_release() (or never held it: fire and forget);
+ *  while it is pending it holds itself; every gather or wait that watches
+ *  it, every handle waiting on it, and everything waiting on a plain
+ *  future in its frame holds it too.
  *  @{
  */
 
-/** A task: a future, plus what it takes to step a coroutine. */
+/** A task: a future, plus what it takes to step a coroutine. Its 128
+ *  bytes are followed by the coroutine's frame, in the same block. */
 struct taal_task {
-    taal_future future;    /**< the task is a future: first member */
-    taal_handle step;      /**< schedules the next step; parks on what it awaits */
-    taal_timer sleep;      /**< the timer of TAAL_SLEEP */
-    taal_future *awaiting; /**< the future it waits for, or NULL */
-    const char *name;      /**< set by taal_task_set_name(), or NULL */
-    unsigned id;           /**< for the default name "Task-<id>" */
-    taal_coro *coro;       /**< its coroutine: the frame that follows the task */
+    taal_future future;  /**< the task is a future: first member */
+    taal_timer step;     /**< the task's one handle: in the ready queue ("run
+                              me"), in a future's waiters ("wake me when it is
+                              done"), armed in the heap ("asleep"), or idle
+                              ("running", or finished) */
+    const char *name;    /**< its name, or NULL for "Task-<id>"; not copied */
+    const char *created; /**< where it was created, "file.c:42" (debug reports) */
+    uint32_t id;         /**< for the default name; unique in its loop */
+    uint32_t frame_size; /**< the size of the frame that follows */
 };
 
-/** Creates a task that runs the coroutine @p body, whose frame is
- *  @p frame_size bytes (at least sizeof(taal_coro)), zeroed, with its
- *  header initialised. Its first step is scheduled with call_soon: fill in
- *  the frame's arguments (taal_task_frame()) before the loop runs again.
- *  If @p task is NULL nobody holds the task: fire and forget. Returns
- *  TAAL_EINVAL, TAAL_ECLOSED or TAAL_ENOMEM. */
-int taal_task_create(taal_loop *loop, taal_body_fn body, size_t frame_size,
-                     taal_task **task);
+/** Creates a task that runs the coroutine @p body, like loop.create_task().
+ *  Its frame (@p frame_size bytes, at least sizeof(taal_coro)) starts as a
+ *  copy of @p frame, or zeroed if @p frame is NULL, and its header is then
+ *  initialised: a frame is the coroutine's arguments, so fill them in a
+ *  local frame and pass it. (Initialise futures inside the body, not in
+ *  that local frame: a future's list links point at the future itself and
+ *  would not survive the copy.) @p name (may be NULL: "Task-<id>") is not
+ *  copied and must outlive the task. The first step is scheduled with
+ *  call_soon. If @p task is NULL nobody holds the task: fire and forget.
+ *  Returns TAAL_EINVAL, TAAL_ECLOSED or TAAL_ENOMEM. */
+int taal_task_create(taal_loop *loop, taal_body_fn body, const void *frame,
+                     size_t frame_size, const char *name, taal_task **task);
 
-/** The task's frame (cast it to your frame type). */
+/** Internal: taal_task_create(), told where it was called from. */
+int taal__task_create_at(const char *where, taal_loop *loop, taal_body_fn body,
+                         const void *frame, size_t frame_size, const char *name,
+                         taal_task **task);
+
+/** @cond INTERNAL */
+#define TAAL__STR(x) #x
+#define TAAL__XSTR(x) TAAL__STR(x)
+/* Records the caller's file and line, which debug mode's reports name.
+ * (taal_task_create) is still the function, e.g. to take its address. */
+#define taal_task_create(...) \
+    taal__task_create_at(__FILE__ ":" TAAL__XSTR(__LINE__), __VA_ARGS__)
+/** @endcond */
+
+/** The task's frame (cast it to your frame type); NULL for NULL. */
 void *taal_task_frame(taal_task *task);
 
 /** The task as a future: to await it, gather it, or read its result. */
 taal_future *taal_task_future(taal_task *task);
 
-/** Names the task in reports. The string is not copied: it must outlive
- *  the task (a string literal is ideal). */
+/** The task that @p future is, or NULL if it is not a task (the way back
+ *  from the futures a gather or wait hands out). */
+taal_task *taal_future_task(taal_future *future);
+
+/** Names the task in reports and traces. The string is not copied: it must
+ *  outlive the task (a string literal is ideal). */
 int taal_task_set_name(taal_task *task, const char *name);
 
 /** Writes the task's name ("Task-3" if it has none) into @p buf. */
@@ -550,33 +722,37 @@ taal_task *taal_current_task(void);
 /** Drops the creator's reference: taal_future_release() of the task. */
 void taal_task_release(taal_task *task);
 
-/** asyncio.run(): makes a loop (clock from TAAL_CLOCK, reports to stderr),
- *  runs the coroutine @p body to the end as its main task, closes the loop,
- *  and returns the coroutine's status. The frame starts as a copy of
- *  @p initial_frame (its header is then initialised), or zeroed if that is
- *  NULL. If @p result is not NULL it receives the TAAL_RETURN_VALUE. Returns
- *  TAAL_EINVAL, TAAL_EBUSY (called while a loop runs), TAAL_ENOMEM,
- *  TAAL_EDEADLOCK, or the coroutine's error. */
-int taal_run(taal_body_fn body, size_t frame_size, const void *initial_frame,
-             void **result);
+/** asyncio.run(): makes a loop with @p options (NULL: every default, from
+ *  the environment), runs the coroutine @p body to the end as its main
+ *  task, named "main", closes the loop, and returns the coroutine's status.
+ *  The frame is made as taal_task_create() makes it, from @p frame and
+ *  @p frame_size. If @p result is not NULL it receives the
+ *  TAAL_RETURN_VALUE, which must not point into the frame (the frame is
+ *  gone when taal_run() returns). Returns TAAL_EINVAL, TAAL_EBUSY (called
+ *  while a loop runs), TAAL_ENOMEM, TAAL_EDEADLOCK, or the coroutine's
+ *  error. */
+int taal_run(taal_body_fn body, const void *frame, size_t frame_size,
+             const taal_loop_options *options, void **result);
 /** @} */
 
 /* ------------------------------------------------------------------------ */
 /** @name Awaiting inside a task
  *  These macros work in a coroutine that runs in a task (directly or
  *  through TAAL_AWAIT of chapter 01). Outside one they fail with
- *  TAAL_ENOTASK.
+ *  TAAL_ENOTASK. Each has a _STATUS form that hands the outcome back
+ *  instead of failing the coroutine: the `try: ... except` of C.
  *  @{
  */
 
 /** Parks the current task on @p future until it is done; used by the
- *  macros below. Returns TAAL_SUSPENDED (parked), the future's status, or
- *  TAAL_EINVAL, TAAL_ENOTASK, TAAL_ELOOP, TAAL_ERUNNING (the task's own
- *  future), TAAL_EBUSY (already parked or asleep). */
+ *  macros below. Returns TAAL_SUSPENDED (parked), the future's status (it
+ *  is done: its error counts as retrieved), or TAAL_EINVAL, TAAL_ENOTASK,
+ *  TAAL_ELOOP, TAAL_ECLOSED, TAAL_ERUNNING (the task's own future),
+ *  TAAL_EBUSY (already parked or asleep). */
 int taal__await_future(taal_future *future);
 
-/** Arms the current task's sleep timer; for exactly 0 it does nothing, so
- *  that the suspension is a bare yield. Returns TAAL_OK, TAAL_EINVAL,
+/** Arms the current task's timer; for exactly 0 it does nothing, so that
+ *  the suspension is a bare yield. Returns TAAL_OK, TAAL_EINVAL,
  *  TAAL_ENOTASK, TAAL_EBUSY (the task is already parked on a future: a
  *  coroutine that drives children by hand can try), or TAAL_ENOMEM; used by
  *  TAAL_SLEEP. */
@@ -601,9 +777,15 @@ int taal__sleep_start(double seconds);
 /** `await task`. */
 #define TAAL_AWAIT_TASK(task) TAAL_AWAIT_FUTURE(taal_task_future(task))
 
+/** `try: await task / except`: the task's status into @p status_lvalue. */
+#define TAAL_AWAIT_TASK_STATUS(status_lvalue, task) \
+    TAAL__AWAIT_FUTURE_INTO(status_lvalue, taal_task_future(task))
+
 /** The shared core of the future awaits (internal). Each resume calls
  *  taal__await_future() again: the first time it parks the task, the
- *  second time the future is done and it returns the status. */
+ *  second time the future is done and it returns the status. (The handle
+ *  that woke the task holds a reference on the future until this step is
+ *  over, so the second call never reads freed memory.) */
 #define TAAL__AWAIT_FUTURE_INTO(out, future) \
     do {                                     \
         taal__self->point = __LINE__;        \
@@ -622,30 +804,57 @@ int taal__sleep_start(double seconds);
 #define TAAL_SLEEP(seconds)                    \
     do {                                       \
         int taal__st;                          \
-        taal__st = taal__sleep_start(seconds); \
+        TAAL__SLEEP_INTO(taal__st, (seconds)); \
         if (taal__st != TAAL_OK)               \
             TAAL_FAIL(taal__st);               \
-        taal__self->point = __LINE__;          \
-        return TAAL_SUSPENDED;                 \
-    case __LINE__:;                            \
+    } while (0)
+
+/** Like TAAL_SLEEP, but stores the outcome (TAAL_OK, or why the sleep
+ *  could not start) in @p status_lvalue and carries on, so that cleanup
+ *  around a sleep can run whatever happens. */
+#define TAAL_SLEEP_STATUS(status_lvalue, seconds) \
+    TAAL__SLEEP_INTO(status_lvalue, (seconds))
+
+/** The core of the sleeps (internal): chapter 01's TAAL_YIELD with the
+ *  timer armed first. The `case` label follows a `return`, so nothing falls
+ *  into it. On resume the outcome is TAAL_OK: the timer fired. */
+#define TAAL__SLEEP_INTO(out, seconds)      \
+    do {                                    \
+        (out) = taal__sleep_start(seconds); \
+        if ((out) == TAAL_OK) {             \
+            taal__self->point = __LINE__;   \
+            return TAAL_SUSPENDED;          \
+        case __LINE__: (out) = TAAL_OK;     \
+        }                                   \
     } while (0)
 /** @} */
 
 /* ------------------------------------------------------------------------ */
 /** @name Gather and wait
+ *  A gather or wait holds every future given to it until it is itself
+ *  freed, so that you may release the children at once and still read
+ *  them, and their results, through it: one rule, "release the gather (or
+ *  wait) when you are done with everything in it".
  *  @{
  */
 
 /** asyncio.gather(): makes a future that completes when every one of the
  *  @p count futures has, with a result that is an array of their results in
- *  argument order (void **, valid until the gather is freed). If a child
- *  fails, the gather fails at once with that error while the other children
- *  run on. Children the loop allocated are kept alive while it watches
- *  them; plain futures must outlive it. Release it with
+ *  argument order (`void **`, see taal_future_result() and
+ *  taal_gather_count()). If a child fails, the gather fails at once with
+ *  that error while the other children run on. Children already done are
+ *  collected at once, as Python 3.12 does: a gather of finished futures is
+ *  done when this returns. The array, and every child, stay valid until the
+ *  gather is freed (so a result that points into a child's frame does
+ *  too); plain futures must outlive it. Release it with
  *  taal_future_release(). Returns TAAL_EINVAL, TAAL_ELOOP, TAAL_ECLOSED or
  *  TAAL_ENOMEM. */
 int taal_gather(taal_loop *loop, size_t count, taal_future *const futures[],
                 taal_future **gathered);
+
+/** The number of futures in the gather @p gathered (the length of its
+ *  result array); 0 for anything else. */
+size_t taal_gather_count(const taal_future *gathered);
 
 /** When taal_wait() returns. */
 typedef enum taal_wait_mode {
@@ -657,11 +866,22 @@ typedef enum taal_wait_mode {
 /** No timeout for taal_wait(). */
 #define TAAL_NO_TIMEOUT (-1.0)
 
+/** The result of a wait: asyncio's `(done, pending)`, each in argument
+ *  order. Taken when the result is first read (right after the await, as
+ *  asyncio takes them when the awaiting task resumes); valid until the
+ *  wait is freed. */
+typedef struct taal_wait_sets {
+    size_t done_count;     /**< how many are done */
+    taal_future **done;    /**< those that are done */
+    size_t pending_count;  /**< how many are not */
+    taal_future **pending; /**< those that are not */
+} taal_wait_sets;
+
 /** asyncio.wait(): makes a future that completes (always with TAAL_OK)
  *  when @p mode is satisfied or @p timeout seconds have passed
- *  (TAAL_NO_TIMEOUT: never). It cancels nothing: afterwards, ask each future
- *  whether it is done. Release it with taal_future_release(). Returns
- *  TAAL_EINVAL (also for a NaN or negative timeout other than
+ *  (TAAL_NO_TIMEOUT: never). It cancels nothing; its result is a
+ *  taal_wait_sets. Release it with taal_future_release(). Returns
+ *  TAAL_EINVAL (also for no futures, a NaN or negative timeout other than
  *  TAAL_NO_TIMEOUT, or an unknown mode), TAAL_ELOOP, TAAL_ECLOSED or
  *  TAAL_ENOMEM. */
 int taal_wait(taal_loop *loop, size_t count, taal_future *const futures[],

@@ -6,13 +6,19 @@
 ** allocate, and an element can be removed without knowing which list it
 ** is in. Every queue of the runtime (the ready queue, each future's
 ** waiters, the loop's objects) is one of these.
+**
+** "Intrusive" means the link lives inside the element (a taal_handle holds
+** its taal_link) instead of the list allocating a node that points at it.
+** Given a pointer to the link, TAAL_CONTAINER_OF gets back the element
+** around it by subtracting the link's offset inside the element's struct:
+** the technique of the Linux kernel's lists and of libuv's queues.
 */
 #ifndef TAAL_INTERNAL_H
 #define TAAL_INTERNAL_H
 
 #include "taal.h"
 
-/* The struct that contains `member` at address `ptr`. */
+/* The struct of type `type` whose member `member` is at address `ptr`. */
 #define TAAL_CONTAINER_OF(ptr, type, member) \
     ((type *)(void *)((char *)(ptr)-offsetof(type, member)))
 
@@ -68,10 +74,18 @@ void *taal__alloc(size_t size);
 void *taal__realloc(void *ptr, size_t size);
 void taal__free(void *ptr);
 
-/* Reports (loop.c): printf-style, one line. */
-void taal__report(taal_loop *loop, const char *format, ...)
+/* Task blocks (loop.c): from the loop's free list if it has one of the
+ * right size, else from the allocator; and back. A NULL loop (closed)
+ * gives the block straight back to the allocator. */
+void *taal__block_get(taal_loop *loop, size_t size);
+void taal__block_put(taal_loop *loop, void *block, size_t size);
+
+/* Reports (loop.c): printf-style, one line. `loop` may be NULL (a future
+ * freed after its loop closed): the report then goes to stderr. */
+void taal__report(taal_loop *loop, taal_report_kind kind, taal_future *future, int status,
+                  const char *format, ...)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
+    __attribute__((format(printf, 5, 6)))
 #endif
     ;
 
@@ -87,17 +101,51 @@ static inline taal_task *taal__current_task(void)
 /* Seconds to a nanosecond delay: TAAL_EINVAL for negative or NaN, and
  * saturating rather than overflowing for absurdly long ones (loop.c). */
 int taal__delay_ns(double seconds, int64_t *ns);
+int64_t taal__now(taal_loop *loop);
+int64_t taal__monotonic_ns(void); /* the real clock, whatever the loop's is */
 
-/* Heap futures (future.c). */
+/* Timers (loop.c): arming without the checks and the trace of the public
+ * taal_timer_start(), for the task's own timer. */
+int taal__timer_arm(taal_loop *loop, taal_timer *timer, int64_t ns);
+void taal__timer_disarm(taal_loop *loop, taal_timer *timer);
+
+/* Futures (future.c). */
+bool taal__future_valid(const taal_future *future);
 void taal__future_init_heap(taal_future *future, taal_loop *loop, taal_future_kind kind);
 void taal__future_finish(taal_future *future, int status, void *result);
+int taal__future_retrieve(taal_future *future);
+taal_future *taal__future_keeper(taal_future *future); /* whose refs count */
 void taal__future_retain(taal_future *future);
 void taal__future_unref(taal_future *future);
-void taal__future_dispose(taal_future *future); /* unlink everything it holds */
-void taal__future_destroy(taal_future *future); /* report if needed, free */
-void taal__future_describe(taal_future *future, char *buf, size_t size);
+void taal__future_unhook(taal_future *future); /* off every list, for close */
+void taal__future_orphan(taal_future *future); /* held at close: keep, inert */
+void taal__future_destroy(taal_future *future);
+void taal__future_describe(const taal_future *future, char *buf, size_t size);
+void taal__future_for_each_child(taal_future *future,
+                                 void (*fn)(taal_future *child, void *ctx), void *ctx);
+
+/* Running a handle (loop.c): a done-callback gets its future and then
+ * drops the reference the handle held on it. */
+void taal__handle_run(taal_handle *handle);
 
 /* Tasks (task.c). */
-void taal__task_dispose(taal_task *task);
+void taal__task_unhook(taal_task *task);
+void taal__task_free(taal_task *task);
+void taal__task_describe(const taal_task *task, char *buf, size_t size);
+bool taal__is_task_step(const taal_handle *handle);
+
+/* Tracing (trace.c). Each is called only when loop->trace is set: with
+ * tracing off, what it costs is that one test. */
+struct taal_trace *taal__trace_open(taal_loop *loop, const char *path);
+void taal__trace_close(taal_loop *loop);
+void taal__trace_task_created(taal_loop *loop, const taal_task *task);
+void taal__trace_task_named(taal_loop *loop, const taal_task *task);
+void taal__trace_step_begin(taal_loop *loop, const taal_task *task);
+void taal__trace_step_end(taal_loop *loop, const taal_task *task, int rc);
+void taal__trace_wake(taal_loop *loop, const taal_task *task); /* by its timer */
+void taal__trace_timer(taal_loop *loop, const char *what, const taal_timer *timer);
+void taal__trace_callback(taal_loop *loop, int64_t began);
+void taal__trace_slow_step(taal_loop *loop, const taal_task *task, int64_t ns);
+void taal__trace_wakes(taal_loop *loop, const taal_future *future);
 
 #endif /* TAAL_INTERNAL_H */

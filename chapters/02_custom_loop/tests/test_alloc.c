@@ -15,10 +15,10 @@ enum { WORKERS = 20 }; /* more than the heap's first 16 entries */
 static const taal_allocator failing = {taal_check_malloc, taal_check_realloc,
                                        taal_check_free};
 
-static void ignore_report(void *ctx, const char *line)
+static void ignore_report(void *ctx, const taal_report *report)
 {
     (void)ctx;
-    (void)line;
+    (void)report;
 }
 
 typedef struct worker {
@@ -50,7 +50,7 @@ static int boss_body(taal_coro *self)
     int rc;
     TAAL_BEGIN(f);
     for (int i = 0; i < WORKERS; i++) {
-        rc = taal_task_create(loop, worker_body, sizeof(worker), &task);
+        rc = taal_task_create(loop, worker_body, NULL, sizeof(worker), NULL, &task);
         if (rc != TAAL_OK)
             TAAL_FAIL(rc);
         ((worker *)taal_task_frame(task))->delay = 0.01 * (WORKERS - i);
@@ -75,10 +75,11 @@ static int run_program(void)
     taal_task *main_task = NULL;
     int rc = taal_loop_init(&loop, &options);
     if (rc == TAAL_OK)
-        rc = taal_task_create(&loop, boss_body, sizeof(boss), &main_task);
+        rc = taal_task_create(&loop, boss_body, NULL, sizeof(boss), NULL, &main_task);
     if (rc == TAAL_OK)
         rc = taal_run_until_complete(&loop, taal_task_future(main_task));
     taal_loop_close(&loop);
+    taal_task_release(main_task); /* held through the close: this frees it */
     return rc;
 }
 
@@ -133,14 +134,21 @@ TEST(a_task_is_one_allocation_and_a_wake_up_is_none)
     taal_loop_init(&loop, &options);
     CHECK_EQ(counting_malloc_calls, 0); /* the loop itself allocates nothing */
     taal_task *task;
-    taal_task_create(&loop, worker_body, sizeof(worker), &task);
+    taal_task_create(&loop, worker_body, NULL, sizeof(worker), NULL, &task);
     CHECK_EQ(counting_malloc_calls, 1);
     ((worker *)taal_task_frame(task))->delay = 0; /* one bare yield */
     taal_run_until_complete(&loop, taal_task_future(task));
     CHECK_EQ(counting_malloc_calls, 1); /* stepping, yielding, waking: nothing */
     taal_task_release(task);
-    CHECK_EQ(taal_check_alloc_live(), 0); /* done and released: freed at once */
+    CHECK_EQ(taal_check_alloc_live(), 1); /* done and released: on the free list */
+    taal_task *again;
+    taal_task_create(&loop, worker_body, NULL, sizeof(worker), NULL, &again);
+    CHECK(again == task);               /* the same block, reused ... */
+    CHECK_EQ(counting_malloc_calls, 1); /* ... without a malloc */
+    taal_run_until_complete(&loop, taal_task_future(again));
+    taal_task_release(again);
     taal_loop_close(&loop);
+    CHECK_EQ(taal_check_alloc_live(), 0); /* the close gave the block back */
     taal_set_allocator(NULL);
 }
 

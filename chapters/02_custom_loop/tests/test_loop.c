@@ -249,11 +249,11 @@ TEST(a_timer_cannot_be_stopped_through_another_loop)
     trace[0] = '\0';
     taal_timer_start(&a, &t, 0.1, append, "t");
     taal_timer_start(&b, &u, 0.1, append, "u");
-    CHECK_EQ(taal_timer_stop(&b, &t), TAAL_EINVAL);
+    CHECK_EQ(taal_timer_stop(&b, &t), TAAL_ELOOP);
     CHECK(t.index != 0 && u.index != 0); /* neither was touched */
     taal_loop c;
     open_loop(&c);
-    CHECK_EQ(taal_timer_stop(&c, &t), TAAL_EINVAL); /* c's heap is empty */
+    CHECK_EQ(taal_timer_stop(&c, &t), TAAL_ELOOP); /* c's heap is empty */
     CHECK_EQ(taal_run_once(&a), TAAL_OK);
     CHECK_EQ(taal_run_once(&b), TAAL_OK);
     CHECK_STR(trace, "tu");
@@ -284,12 +284,32 @@ TEST(the_environment_chooses_the_clock)
     CHECK_EQ(taal_loop_init(&loop, NULL), TAAL_OK);
     CHECK(loop.virtual_clock);
     taal_loop_close(&loop);
-    setenv("TAAL_CLOCK", "real", 1);
+    setenv("TAAL_CLOCK", "monotonic", 1);
     CHECK_EQ(taal_loop_init(&loop, NULL), TAAL_OK);
     CHECK(!loop.virtual_clock);
     CHECK(taal_loop_time(&loop) > 0.0); /* the monotonic clock */
     taal_loop_close(&loop);
     unsetenv("TAAL_CLOCK");
+    CHECK_EQ(taal_loop_init(&loop, NULL), TAAL_OK); /* unset: the real clock */
+    CHECK(!loop.virtual_clock);
+    taal_loop_close(&loop);
+}
+
+TEST(an_unknown_clock_in_the_environment_is_refused_and_reported)
+{
+    taal_loop loop;
+    taal_loop_options options = {.report = collect_report};
+    reports[0] = '\0';
+    setenv("TAAL_CLOCK", "VIRTUAL", 1); /* a typo must not mean "real" */
+    CHECK_EQ(taal_loop_init(&loop, &options), TAAL_EINVAL);
+    unsetenv("TAAL_CLOCK");
+    CHECK_STR(reports,
+              "TAAL_CLOCK=VIRTUAL is not a clock: use \"virtual\" or \"monotonic\"\n");
+    reports[0] = '\0';
+    setenv("TAAL_DEBUG", "yes", 1);
+    CHECK_EQ(taal_loop_init(&loop, &options), TAAL_EINVAL);
+    unsetenv("TAAL_DEBUG");
+    CHECK_STR(reports, "TAAL_DEBUG=yes is not understood: use 1 or 0\n");
 }
 
 /* ---- bad input ------------------------------------------------------------------ */
@@ -375,6 +395,7 @@ static const taal_test tests[] = {
     TEST_ENTRY(the_timer_heap_agrees_with_a_sorted_reference),
     TEST_ENTRY(the_virtual_clock_starts_at_zero_and_moves_only_when_idle),
     TEST_ENTRY(the_environment_chooses_the_clock),
+    TEST_ENTRY(an_unknown_clock_in_the_environment_is_refused_and_reported),
     TEST_ENTRY(a_running_loop_cannot_be_run_again),
     TEST_ENTRY(a_closed_or_running_loop_refuses_work),
     TEST_ENTRY(null_arguments_are_invalid),
