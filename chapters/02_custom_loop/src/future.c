@@ -14,13 +14,6 @@
 
 /* ---- plain futures ------------------------------------------------------- */
 
-/* A future that was never initialised has no list of waiters (zeroed
- * memory, or a struct nobody passed to taal_future_init()). */
-bool taal__future_valid(const taal_future *future)
-{
-    return future != NULL && future->waiters.next != NULL;
-}
-
 /* Is `future` inside the frame of `task`? */
 static bool in_frame(const taal_task *task, const taal_future *future)
 {
@@ -29,15 +22,16 @@ static bool in_frame(const taal_task *task, const taal_future *future)
     return at >= frame && at + sizeof *future <= frame + task->frame_size;
 }
 
+/* A future that was never initialised has no list of waiters (zeroed
+ * memory, or a struct nobody passed to taal_future_init()): that is what
+ * taal__future_valid() checks. */
 int taal_future_init(taal_future *future, taal_loop *loop)
 {
     if (future == NULL || loop == NULL)
         return TAAL_EINVAL;
     if (loop->closed || loop->closing)
         return TAAL_ECLOSED;
-    memset(future, 0, sizeof *future);
-    future->loop = loop;
-    future->status = TAAL_SUSPENDED;
+    *future = (taal_future){.loop = loop, .status = TAAL_SUSPENDED};
     list_init(&future->waiters);
     taal_task *task = taal__current_task();
     if (task != NULL && task->future.loop == loop && in_frame(task, future))
@@ -47,7 +41,7 @@ int taal_future_init(taal_future *future, taal_loop *loop)
 
 bool taal_future_done(const taal_future *future)
 {
-    return taal__future_valid(future) && future->status != TAAL_SUSPENDED;
+    return taal__future_valid(future) && taal__future_is_done(future);
 }
 
 /* Every waiter moves to the ready queue at once: one splice, no matter how
@@ -68,7 +62,7 @@ static int check_settable(const taal_future *future)
 {
     if (!taal__future_valid(future) || future->kind != TAAL_FUTURE_PLAIN)
         return TAAL_EINVAL;
-    if (taal_future_done(future))
+    if (taal__future_is_done(future))
         return TAAL_ESTATE;
     if (future->loop->closed || future->loop->closing)
         return TAAL_ECLOSED;
@@ -96,13 +90,6 @@ int taal_future_set_error(taal_future *future, int status)
 int taal_future_status(const taal_future *future)
 {
     return taal__future_valid(future) ? future->status : TAAL_EINVAL;
-}
-
-/* The status of a future that is done, which now counts as retrieved. */
-int taal__future_retrieve(taal_future *future)
-{
-    future->retrieved = true;
-    return future->status;
 }
 
 static void take_wait_sets(taal_future *future);
@@ -139,7 +126,7 @@ int taal_future_add_done_callback(taal_future *future, taal_handle *handle,
     handle->data = data;
     handle->future = future;
     taal__future_retain(future);
-    if (taal_future_done(future))
+    if (taal__future_is_done(future))
         list_push_back(&future->loop->ready, &handle->link);
     else
         list_push_back(&future->waiters, &handle->link);
@@ -164,20 +151,9 @@ int taal_future_remove_done_callback(taal_future *future, taal_handle *handle)
 ** creator holds one reference until taal_future_release(), a pending one
 ** holds one on itself (the loop must still run it), and every handle
 ** waiting on it and every gather or wait holding it hold one each. The
-** last reference frees it.
-**
-** A plain future has no count: it is the caller's storage. But a plain
-** future in a task's frame dies with the task, so waiting on it holds a
-** reference on that task instead: the frame outlives every wait on it.
-** keeper() is whoever's count a reference goes to.
+** last reference frees it. The counting itself is in internal.h, inline,
+** since it happens on every wake-up.
 */
-taal_future *taal__future_keeper(taal_future *future)
-{
-    if (future->kind != TAAL_FUTURE_PLAIN)
-        return future;
-    return future->u.owner != NULL ? &future->u.owner->future : NULL;
-}
-
 void taal__future_init_heap(taal_future *future, taal_loop *loop, taal_future_kind kind)
 {
     future->loop = loop;
@@ -190,23 +166,6 @@ void taal__future_init_heap(taal_future *future, taal_loop *loop, taal_future_ki
     future->outside = !loop->running;
     future->spare = 0;
     list_push_back(&loop->objects, &future->u.node);
-}
-
-void taal__future_retain(taal_future *future)
-{
-    taal_future *k = taal__future_keeper(future);
-    if (k != NULL && k->refs < 0xFFFFFF)
-        k->refs++; /* at 2^24 - 1 it sticks: freed at close, never early */
-}
-
-static void free_future(taal_future *future);
-
-void taal__future_unref(taal_future *future)
-{
-    taal_future *k = taal__future_keeper(future);
-    if (k == NULL || k->refs == 0xFFFFFF || --k->refs > 0)
-        return;
-    free_future(k);
 }
 
 void taal_future_release(taal_future *future)
@@ -277,7 +236,7 @@ static void gather_collect(gather *g, gather_slot *slot)
      */
     int status = taal__future_retrieve(slot->child);
     g->remaining--;
-    if (taal_future_done(&g->future))
+    if (taal__future_is_done(&g->future))
         return;
     if (status != TAAL_OK) {
         finish_and_let_go(&g->future, status, NULL);
@@ -326,7 +285,7 @@ int taal_gather(taal_loop *loop, size_t count, taal_future *const futures[],
         slot->gather = g;
         slot->child = futures[i];
         taal__future_retain(futures[i]);
-        if (!taal_future_done(futures[i]))
+        if (!taal__future_is_done(futures[i]))
             taal_future_add_done_callback(futures[i], &slot->handle, gather_child_done,
                                           slot);
     }
@@ -549,7 +508,7 @@ static void unref_child(taal_future *child, void *ctx)
  * may still have callbacks on children that run on: they go, and since
  * asyncio's gather would have marked those children's errors retrieved
  * when they came, so does this. Then every child it held is let go. */
-static void free_future(taal_future *future)
+void taal__future_free(taal_future *future)
 {
     size_t count;
     if (future->kind == TAAL_FUTURE_GATHER) {

@@ -109,14 +109,57 @@ int64_t taal__monotonic_ns(void); /* the real clock, whatever the loop's is */
 int taal__timer_arm(taal_loop *loop, taal_timer *timer, int64_t ns);
 void taal__timer_disarm(taal_loop *loop, taal_timer *timer);
 
-/* Futures (future.c). */
-bool taal__future_valid(const taal_future *future);
+/* Futures (future.c). The two questions asked on every await are inline. */
+static inline bool taal__future_valid(const taal_future *future)
+{
+    return future != NULL && future->waiters.next != NULL;
+}
+
+static inline bool taal__future_is_done(const taal_future *future)
+{
+    return future->status != TAAL_SUSPENDED; /* for a valid future */
+}
+
 void taal__future_init_heap(taal_future *future, taal_loop *loop, taal_future_kind kind);
 void taal__future_finish(taal_future *future, int status, void *result);
-int taal__future_retrieve(taal_future *future);
-taal_future *taal__future_keeper(taal_future *future); /* whose refs count */
-void taal__future_retain(taal_future *future);
-void taal__future_unref(taal_future *future);
+void taal__future_free(taal_future *future); /* its last reference is gone */
+
+/* The status of a future that is done, which now counts as retrieved. */
+static inline int taal__future_retrieve(taal_future *future)
+{
+    future->retrieved = true;
+    return future->status;
+}
+
+/*
+** References (see "Who frees what" in the tutorial). A loop-allocated
+** future counts its own; a plain one has none, but a plain one inside a
+** task's frame dies with the task, so a reference to it is one to that
+** task. The keeper is whoever's count a reference goes to, or NULL. At
+** 2^24 - 1 a count sticks: such a future is freed at close, never early.
+*/
+enum { TAAL__REFS_STUCK = 0xFFFFFF };
+
+static inline taal_future *taal__future_keeper(taal_future *future)
+{
+    if (future->kind != TAAL_FUTURE_PLAIN)
+        return future;
+    return future->u.owner != NULL ? (taal_future *)(void *)future->u.owner : NULL;
+}
+
+static inline void taal__future_retain(taal_future *future)
+{
+    taal_future *k = taal__future_keeper(future);
+    if (k != NULL && k->refs < TAAL__REFS_STUCK)
+        k->refs++;
+}
+
+static inline void taal__future_unref(taal_future *future)
+{
+    taal_future *k = taal__future_keeper(future);
+    if (k != NULL && k->refs != TAAL__REFS_STUCK && --k->refs == 0)
+        taal__future_free(k);
+}
 void taal__future_unhook(taal_future *future); /* off every list, for close */
 void taal__future_orphan(taal_future *future); /* held at close: keep, inert */
 void taal__future_destroy(taal_future *future);

@@ -21,6 +21,12 @@
 
 static void task_step(taal_task *task);
 
+/* The frame follows the header: its address is computed, never stored. */
+static inline taal_coro *frame_of(taal_task *task)
+{
+    return (taal_coro *)(void *)((char *)task + TASK_HEADER_SIZE);
+}
+
 /* The three callbacks a task's handle can hold: its next step (first step,
  * after a yield), the wake-up of a future it waits on, and its timer. */
 static void task_run(void *task)
@@ -111,7 +117,7 @@ static void task_step(taal_task *task)
         taal__trace_step_begin(loop, task);
 
     loop->current = task;
-    int rc = taal_send(taal_task_frame(task));
+    int rc = taal_send(frame_of(task));
     loop->current = NULL;
 
     if (loop->debug)
@@ -126,7 +132,7 @@ static void task_step(taal_task *task)
     stop_waiting(task);
     if (loop->trace != NULL)
         taal__trace_step_end(loop, task, rc);
-    taal__future_finish(&task->future, rc, ((taal_coro *)taal_task_frame(task))->value);
+    taal__future_finish(&task->future, rc, frame_of(task)->value);
     taal__future_unref(&task->future);
 }
 
@@ -153,7 +159,7 @@ int taal__task_create_at(const char *where, taal_loop *loop, taal_body_fn body,
     task->created = where;
     task->id = loop->next_task_id++;
     task->frame_size = (uint32_t)frame_size;
-    void *coro = taal_task_frame(task);
+    taal_coro *coro = frame_of(task);
     if (frame != NULL)
         memcpy(coro, frame, frame_size);
     else
@@ -201,7 +207,7 @@ void taal__task_unhook(taal_task *task)
 
 void *taal_task_frame(taal_task *task)
 {
-    return task == NULL ? NULL : (char *)task + TASK_HEADER_SIZE;
+    return task == NULL ? NULL : frame_of(task);
 }
 
 taal_future *taal_task_future(taal_task *task)
@@ -300,7 +306,7 @@ int taal__await_future(taal_future *future)
         return TAAL_ECLOSED;
     if (future->loop != task->future.loop)
         return TAAL_ELOOP;
-    if (taal_future_done(future))
+    if (taal__future_is_done(future))
         return taal__future_retrieve(future);
     if (future == &task->future)
         return TAAL_ERUNNING; /* a task awaiting itself would wait forever */
@@ -322,11 +328,11 @@ int taal__sleep_start(double seconds)
         return TAAL_ENOTASK;
     if (link_linked(&task->step.handle.link) || task->step.index != 0)
         return TAAL_EBUSY; /* already parked on a future: one wait at a time */
+    if (seconds == 0)
+        return TAAL_OK; /* a bare yield: task_step re-queues the task */
     int64_t ns;
     if (taal__delay_ns(seconds, &ns) != TAAL_OK)
         return TAAL_EINVAL;
-    if (seconds == 0)
-        return TAAL_OK; /* a bare yield: task_step re-queues the task */
     taal_handle *step = &task->step.handle;
     step->fn.call = task_timer_fired;
     step->data = task;
