@@ -12,10 +12,20 @@
 **   asyncio.run(main())
 **
 ** The three sleeps overlap: about 1 s in all on the real clock, not 3.
+**
+** `greet --one-by-one` runs the other way, for comparison (the tutorial
+** shows both timelines): it awaits each greeting in turn, as
+**
+**   async def main():
+**       for name in ("Alice", "Bob", "Charlie"):
+**           await greet(name)
+**
+** would, and takes 3 s.
 */
 #include "taal.h"
 
 #include <stdio.h>
+#include <string.h>
 
 enum { GUESTS = 3 };
 static const char *const guests[GUESTS] = {"Alice", "Bob", "Charlie"};
@@ -75,11 +85,34 @@ static int greet_all_body(taal_coro *self)
     TAAL_END();
 }
 
-int main(void)
+/* The same greetings, each awaited directly (no task, no gather) before
+ * the next starts: `await greet(name)` embeds greet's frame in main's. */
+typedef struct greet_each {
+    taal_coro co;
+    int i;
+    greet one;
+} greet_each;
+
+static int greet_each_body(taal_coro *self)
+{
+    greet_each *f = (greet_each *)self;
+    TAAL_BEGIN(f);
+    for (f->i = 0; f->i < GUESTS; f->i++) {
+        f->one = (greet){.name = guests[f->i]};
+        taal_coro_init(&f->one.co, greet_body);
+        TAAL_AWAIT(&f->one);
+    }
+    TAAL_END();
+}
+
+int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
-
-    int rc = taal_run(greet_all_body, NULL, sizeof(greet_all), NULL,
+    int rc;
+    if (argc > 1 && strcmp(argv[1], "--one-by-one") == 0)
+        rc = taal_run(greet_each_body, NULL, sizeof(greet_each), NULL, NULL);
+    else
+        rc = taal_run(greet_all_body, NULL, sizeof(greet_all), NULL,
                       NULL); /* asyncio.run(main()) */
     if (rc != TAAL_OK) {
         fprintf(stderr, "greet: %s\n", taal_strerror(rc));

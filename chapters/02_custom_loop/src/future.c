@@ -232,8 +232,7 @@ static void finish_and_let_go(taal_future *future, int status, void *result)
  * finished still has its error marked retrieved, as asyncio's gather does. */
 static void gather_collect(gather *g, gather_slot *slot)
 {
-    /* LAB(gather) BEGIN: collect one child; finish on the first error or the last result
-     */
+    /* LAB(gather) BEGIN: collect one child; finish on an error or the last result */
     int status = taal__future_retrieve(slot->child);
     g->remaining--;
     if (taal__future_is_done(&g->future))

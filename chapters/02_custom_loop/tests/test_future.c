@@ -288,6 +288,8 @@ TEST(gather_fails_with_the_first_error_while_the_others_run_on)
     CHECK(!taal_future_done(children[0]));
     CHECK_EQ(taal_run_until_complete(&loop, children[0]), TAAL_OK); /* it ran on */
     CHECK_STR(trace, "failfail2slow");
+    CHECK_EQ(taal_future_status(g), TAAL_EUSER - 2); /* still the first error */
+    CHECK(children[2]->retrieved); /* the gather's callback looked at the later one */
     taal_future_release(g);
     for (int i = 0; i < 3; i++)
         taal_future_release(children[i]);

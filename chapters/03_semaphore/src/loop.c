@@ -265,7 +265,7 @@ static void sift_up(taal_loop *loop, uint32_t i)
         i = parent;
     }
     heap_place(loop, i, entry);
-    /* LAB(heap) END: (void)loop; (void)i; */
+    /* LAB(heap) END: (void)loop; (void)i; (void)entry_before; (void)heap_place; */
 }
 
 static void sift_down(taal_loop *loop, uint32_t i)
@@ -320,7 +320,7 @@ static void heap_remove(taal_loop *loop, uint32_t i)
         sift_up(loop, i);
     else
         sift_down(loop, i);
-    /* LAB(heap) END: (void)loop; (void)i; */
+    /* LAB(heap) END: (void)loop; (void)i; (void)sift_down; */
 }
 
 /* ---- timers ------------------------------------------------------------------ */

@@ -1,0 +1,366 @@
+# grade.cmake -- grade a lab handout: build it, run every test within its
+# time limit, and score each part.
+#
+#   cmake -P grade.cmake                  in a handout's folder
+#   cmake -DCHAPTER=02_custom_loop -P cmake/grade.cmake
+#                                         in the book's repository: makes a
+#                                         handout of the chapter as it is in
+#                                         the working tree (your own answers,
+#                                         if you wrote some), in
+#                                         build-lab/02_custom_loop, and grades it
+#
+# Options:
+#   -DDIR=<folder>      grade the handout in <folder> instead
+#   -DVARIANT=<v>       with CHAPTER: the handout to make and grade (default:
+#                       chapter; reference adds the lab's solutions, stub is
+#                       what students start from; see cmake/handout.cmake)
+#   -DJOBS=<n>          tests run at once (default: two per core, at least 4;
+#                       a test stuck in a loop holds its slot until its limit)
+#   -DTIME_LIMIT=<s>    the time limit of each test and of each documented
+#                       program (default: 10 s a test, 5 s a program)
+#   -DCMAKE_ARGS=<a|b>  more arguments for configuring the handout, separated
+#                       by '|' (e.g. -DCMAKE_C_COMPILER=clang)
+#
+# The parts: the chapter's own unit tests, the earlier chapters' unit tests
+# run against it, its documented output (every program the tutorial shows
+# the output of), and each exercise's tests. For each: the score and the
+# first failure, with its message; then the total. The grade exits 0 once it
+# has graded, whatever the score; it fails only if it could not grade.
+cmake_minimum_required(VERSION 3.25)
+
+if(DEFINED CHAPTER)
+  get_filename_component(root ${CMAKE_CURRENT_LIST_DIR}/.. ABSOLUTE)
+  if(NOT DEFINED DIR)
+    set(DIR ${root}/build-lab/${CHAPTER})
+  endif()
+  if(NOT DEFINED VARIANT)
+    set(VARIANT chapter)
+  endif()
+  execute_process(COMMAND ${CMAKE_COMMAND} -DCHAPTER=${CHAPTER} -DOUT=${DIR}
+                          -DVARIANT=${VARIANT} -P ${root}/cmake/handout.cmake
+                  RESULT_VARIABLE status)
+  if(NOT status EQUAL 0)
+    message(FATAL_ERROR "could not make the handout of ${CHAPTER}")
+  endif()
+elseif(NOT DEFINED DIR)
+  set(DIR ${CMAKE_CURRENT_LIST_DIR})
+endif()
+get_filename_component(DIR ${DIR} ABSOLUTE)
+if(NOT EXISTS ${DIR}/lab.cmake)
+  message(FATAL_ERROR "${DIR} is not a lab handout (it has no lab.cmake). In the book's "
+                      "repository, name a chapter: cmake -DCHAPTER=02_custom_loop -P "
+                      "cmake/grade.cmake")
+endif()
+include(${DIR}/lab.cmake)
+string(REGEX REPLACE "^([0-9]+).*" "ch\\1" id ${TAAL_LAB_CHAPTER})
+set(build ${DIR}/build)
+
+cmake_host_system_information(RESULT cores QUERY NUMBER_OF_LOGICAL_CORES)
+if(NOT DEFINED JOBS)
+  math(EXPR JOBS "2 * ${cores}")
+  if(JOBS LESS 4)
+    set(JOBS 4)
+  endif()
+endif()
+
+# ---- the report -----------------------------------------------------------------
+
+set(report "")
+set(total_passed 0)
+set(total_count 0)
+
+# Shortens the handout's own paths in a message, which is otherwise all path.
+function(grade_short text out)
+  string(REPLACE "${DIR}/" "" text "${text}")
+  set(${out} "${text}" PARENT_SCOPE)
+endfunction()
+
+# One part: "unit tests .......... 52/60", then its first failure, if any:
+# the test's name and its message, each line indented.
+function(grade_part title passed count failure)
+  set(line "${title} ")
+  string(LENGTH "${line}" length)
+  while(length LESS 48)
+    string(APPEND line ".")
+    math(EXPR length "${length} + 1")
+  endwhile()
+  string(APPEND report "${line} ${passed}/${count}\n")
+  if(NOT "${failure}" STREQUAL "")
+    grade_short("${failure}" shown)
+    string(REPLACE "\n" "\n    | " shown "${shown}")
+    string(APPEND report "    first failure: ${shown}\n")
+  endif()
+  math(EXPR total_passed "${total_passed} + ${passed}")
+  math(EXPR total_count "${total_count} + ${count}")
+  set(report "${report}" PARENT_SCOPE)
+  set(total_passed ${total_passed} PARENT_SCOPE)
+  set(total_count ${total_count} PARENT_SCOPE)
+endfunction()
+
+function(grade_print)
+  set(line "total ")
+  string(LENGTH "${line}" length)
+  while(length LESS 48)
+    string(APPEND line ".")
+    math(EXPR length "${length} + 1")
+  endwhile()
+  # One echo, to standard output, so that the grade can be redirected.
+  execute_process(COMMAND ${CMAKE_COMMAND} -E echo
+                          "\n${report}${line} ${total_passed}/${total_count}")
+endfunction()
+
+# The first lines of `text` that say what went wrong: a compiler's error,
+# CMake's, a failed check.
+function(grade_first_error text out)
+  string(REGEX MATCH "[^\n]*(error|Error|FAILED)[^\n]*(\n[^\n]*)?(\n[^\n]*)?" found
+         "${text}")
+  if(found STREQUAL "")
+    string(REGEX MATCH "[^\n]+\n?$" found "${text}")
+  endif()
+  string(STRIP "${found}" found)
+  set(${out} "${found}" PARENT_SCOPE)
+endfunction()
+
+message(STATUS "grade: ${TAAL_LAB_CHAPTER} in ${DIR}")
+
+# ---- configure and build ---------------------------------------------------------
+
+set(configure_args)
+if(DEFINED TIME_LIMIT)
+  list(APPEND configure_args -DTAAL_UNIT_TEST_TIMEOUT=${TIME_LIMIT}
+       -DTAAL_PROGRAM_TIMEOUT=${TIME_LIMIT})
+endif()
+if(DEFINED CMAKE_ARGS)
+  string(REPLACE "|" ";" more "${CMAKE_ARGS}")
+  list(APPEND configure_args ${more})
+endif()
+# A build folder made for another place (the handout was copied or moved)
+# cannot be configured again: start it afresh.
+if(EXISTS ${build}/CMakeCache.txt)
+  file(STRINGS ${build}/CMakeCache.txt home REGEX "^CMAKE_HOME_DIRECTORY:")
+  string(REGEX REPLACE "^[^=]*=" "" home "${home}")
+  if(NOT home STREQUAL DIR)
+    message(STATUS "grade: ${build} was made for ${home}: starting it afresh")
+    file(REMOVE_RECURSE ${build})
+  endif()
+endif()
+message(STATUS "grade: configuring")
+execute_process(COMMAND ${CMAKE_COMMAND} -S ${DIR} -B ${build} ${configure_args}
+                RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE out)
+if(NOT status EQUAL 0)
+  grade_first_error("${out}" why)
+  grade_part("configure" 0 1 "the handout does not configure:\n${why}")
+  grade_print()
+  return()
+endif()
+message(STATUS "grade: building (a compile error here fails the build, and the grade)")
+execute_process(COMMAND ${CMAKE_COMMAND} --build ${build} -j ${cores}
+                RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE out)
+if(NOT status EQUAL 0)
+  grade_first_error("${out}" why)
+  grade_part("build" 0 1 "it does not build, so nothing could be tested:\n${why}")
+  grade_print()
+  return()
+endif()
+
+# ---- run every test --------------------------------------------------------------
+
+execute_process(COMMAND ${CMAKE_CTEST_COMMAND} --test-dir ${build} --show-only=json-v1
+                OUTPUT_VARIABLE listing RESULT_VARIABLE status)
+if(NOT status EQUAL 0)
+  message(FATAL_ERROR "ctest could not list the tests")
+endif()
+string(JSON tests GET "${listing}" tests)
+string(JSON count LENGTH "${tests}")
+set(names)
+math(EXPR last "${count} - 1")
+foreach(i RANGE ${last})
+  string(JSON name GET "${tests}" ${i} name)
+  list(APPEND names ${name})
+  set(limit_of_${name} "?")
+  string(JSON properties ERROR_VARIABLE none GET "${tests}" ${i} properties)
+  if(NOT none)
+    string(JSON n LENGTH "${properties}")
+    math(EXPR plast "${n} - 1")
+    foreach(p RANGE ${plast})
+      string(JSON property GET "${properties}" ${p} name)
+      if(property STREQUAL "TIMEOUT")
+        string(JSON limit GET "${properties}" ${p} value)
+        string(REGEX REPLACE "\\.0*$" "" limit_of_${name} "${limit}")
+      endif()
+    endforeach()
+  endif()
+endforeach()
+
+message(STATUS "grade: running ${count} tests, ${JOBS} at a time")
+string(TIMESTAMP began "%s")
+execute_process(COMMAND ${CMAKE_CTEST_COMMAND} --test-dir ${build} -j ${JOBS}
+                        --output-junit ${build}/grade.xml
+                        --test-output-size-passed 1000000 --test-output-size-failed 1000000
+                OUTPUT_VARIABLE console ERROR_VARIABLE console)
+string(TIMESTAMP ended "%s")
+math(EXPR took "${ended} - ${began}")
+message(STATUS "grade: ran ${count} tests in ${took} s")
+
+# What ctest printed says which tests timed out or crashed; the JUnit file
+# holds every test's status and output.
+string(REGEX MATCHALL "Test +#[0-9]+: [^ \n]+ [^\n]*\\*\\*\\*(Timeout|Exception)[^\n]*"
+       stopped "${console}")
+foreach(line IN LISTS stopped)
+  string(REGEX REPLACE "^Test +#[0-9]+: ([^ ]+) .*\\*\\*\\*([^ ]+( [^ 0-9]+)*).*" "\\1;\\2"
+         pair "${line}")
+  list(GET pair 0 name)
+  list(GET pair 1 how)
+  set(stopped_${name} "${how}")
+endforeach()
+
+if(NOT EXISTS ${build}/grade.xml)
+  grade_first_error("${console}" why)
+  grade_part("tests" 0 1 "ctest did not run:\n${why}")
+  grade_print()
+  return()
+endif()
+file(READ ${build}/grade.xml xml)
+# One list element per test. CMake lists split on ';' and treat '[', ']'
+# and '\' specially: encode them first, and decode each test's output.
+string(ASCII 1 semi)
+string(ASCII 2 open)
+string(ASCII 3 close)
+string(ASCII 4 backslash)
+string(REPLACE "\\" "${backslash}" xml "${xml}")
+string(REPLACE ";" "${semi}" xml "${xml}")
+string(REPLACE "[" "${open}" xml "${xml}")
+string(REPLACE "]" "${close}" xml "${xml}")
+string(REPLACE "<testcase " ";" cases "${xml}")
+list(REMOVE_AT cases 0) # what comes before the first test
+foreach(case IN LISTS cases)
+  string(REGEX MATCH "^name=\"([^\"]*)\"" ignored "${case}")
+  set(name "${CMAKE_MATCH_1}")
+  string(REGEX MATCH "status=\"([a-z]*)\"" ignored "${case}")
+  set(status_of_${name} "${CMAKE_MATCH_1}")
+  set(output "")
+  if(case MATCHES "<system-out>(.*)</system-out>")
+    set(output "${CMAKE_MATCH_1}")
+  endif()
+  string(REPLACE "${semi}" ";" output "${output}")
+  string(REPLACE "${open}" "[" output "${output}")
+  string(REPLACE "${close}" "]" output "${output}")
+  string(REPLACE "${backslash}" "\\" output "${output}")
+  string(REPLACE "&lt;" "<" output "${output}")
+  string(REPLACE "&gt;" ">" output "${output}")
+  string(REPLACE "&quot;" "\"" output "${output}")
+  string(REPLACE "&apos;" "'" output "${output}")
+  string(REPLACE "&amp;" "&" output "${output}")
+  set(output_of_${name} "${output}")
+endforeach()
+
+# Why a test failed, in a few lines: how it ended, and what it said.
+function(grade_why name out)
+  set(output "${output_of_${name}}")
+  string(REGEX MATCH
+         "[^\n]*(check failed|error|Error|ERROR|FAIL|expected|Sanitizer)[^\n]*(\n    [^|\n][^\n]*)?"
+         said "${output}")
+  if(said STREQUAL "")
+    string(REGEX MATCH "[^\n]+\n?$" said "${output}")
+  endif()
+  string(STRIP "${said}" said)
+  set(why "")
+  if(DEFINED stopped_${name} AND stopped_${name} STREQUAL "Timeout")
+    set(why "stopped at its time limit of ${limit_of_${name}} s: it never finished\n")
+  elseif(DEFINED stopped_${name})
+    set(why "crashed (${stopped_${name}})\n")
+  elseif(status_of_${name} STREQUAL "notrun")
+    set(why "not run\n")
+  elseif(said STREQUAL "")
+    set(why "failed, and said nothing\n")
+  endif()
+  string(STRIP "${why}${said}" why)
+  set(${out} "${name}\n${why}" PARENT_SCOPE)
+endfunction()
+
+# ---- score each part ------------------------------------------------------------
+
+# Tests by part, in the order ctest lists them.
+set(unit)
+set(earlier)
+set(exercise_numbers)
+foreach(name IN LISTS names)
+  if(name STREQUAL "${id}.tutorial")
+    continue()
+  elseif(name MATCHES "^${id}\\.exercise([0-9]+)\\.(.*)$")
+    set(n ${CMAKE_MATCH_1})
+    list(APPEND exercise_numbers ${n})
+    if(CMAKE_MATCH_2 STREQUAL "build")
+      set(exercise_build_${n} ${name})
+    else()
+      list(APPEND exercise_${n} ${name})
+    endif()
+  elseif(name MATCHES "@${id}$")
+    list(APPEND earlier ${name})
+  elseif(name MATCHES "^${id}\\.")
+    list(APPEND unit ${name})
+  endif()
+endforeach()
+
+function(grade_tests title list_var build_test)
+  set(passed 0)
+  set(failure "")
+  list(LENGTH ${list_var} count)
+  if(build_test AND NOT status_of_${build_test} STREQUAL "run")
+    set(failure "${build_test}\nthe exercise's tests do not build")
+    grade_first_error("${output_of_${build_test}}" why)
+    if(NOT why STREQUAL "")
+      set(failure "${failure}:\n${why}")
+    endif()
+  endif()
+  foreach(name IN LISTS ${list_var})
+    if(status_of_${name} STREQUAL "run")
+      math(EXPR passed "${passed} + 1")
+    elseif(failure STREQUAL "")
+      grade_why(${name} failure)
+    endif()
+  endforeach()
+  grade_part("${title}" ${passed} ${count} "${failure}")
+  set(report "${report}" PARENT_SCOPE)
+  set(total_passed ${total_passed} PARENT_SCOPE)
+  set(total_count ${total_count} PARENT_SCOPE)
+endfunction()
+
+grade_tests("unit tests" unit "")
+if(TAAL_LAB_EARLIER)
+  grade_tests("earlier chapters" earlier "")
+endif()
+
+# The documented output: one point per program run the tutorial shows
+# (doccheck's "ok ... output of" and "FAIL ... output of" lines). If the
+# check did not finish, every one of them counts as failed.
+set(doc "${output_of_${id}.tutorial}")
+string(REGEX MATCHALL "(^|\n)ok  [^\n]*: output of [^\n]*" oks "${doc}")
+string(REGEX MATCHALL "(^|\n)FAIL [^\n]*: output of [^\n]*" fails "${doc}")
+list(LENGTH oks passed)
+list(LENGTH fails failed)
+math(EXPR count "${passed} + ${failed}")
+set(failure "")
+if(NOT doc MATCHES "\n[0-9]+ passed, [0-9]+ failed")
+  file(STRINGS ${DIR}/docs/${TAAL_LAB_CHAPTER}.md blocks REGEX "^<!-- check: output of ")
+  list(LENGTH blocks count)
+  set(passed 0)
+  grade_why(${id}.tutorial failure)
+elseif(failed GREATER 0)
+  string(REGEX MATCH "FAIL [^\n]*: output of [^\n]*(\n    [^\n]*)*" failure "${doc}")
+  # Leave out the program's whole output ("stdout:" and "| ..." lines).
+  string(REGEX REPLACE "\n    (\\| [^\n]*|stdout:|stderr:)" "" failure "${failure}")
+  string(REGEX REPLACE "\n +" "\n" failure "${failure}")
+  string(REGEX REPLACE "^FAIL " "" failure "${failure}")
+endif()
+grade_part("documented output" ${passed} ${count} "${failure}")
+
+list(REMOVE_DUPLICATES exercise_numbers)
+set(n 0)
+foreach(exercise IN LISTS LAB_EXERCISES)
+  math(EXPR n "${n} + 1")
+  grade_tests("exercise ${n} (${LAB_${exercise}_TITLE})" exercise_${n}
+              "${exercise_build_${n}}")
+endforeach()
+
+grade_print()

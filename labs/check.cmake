@@ -1,0 +1,100 @@
+# check.cmake -- make one variant of a chapter's handout, grade it, and
+# check the grade: the lab's tests must fail the holes and wrong answers and
+# pass the answers. This is what the "lab" tests of the book's own suite
+# run (labs/CMakeLists.txt).
+#
+#   cmake -DCHAPTER=02_custom_loop -DVARIANT=stub -DDIR=<folder> -P check.cmake
+#
+# VARIANT is stub (every exercise must score 0, and the unit tests must
+# lose points), reference (full marks), or a wrong answer in
+# labs/<CHAPTER>/wrong/, whose CAUGHT_BY part must lose points, with its
+# MESSAGE (a regular expression), if it gives one, in the grade. TIME_LIMIT
+# and CMAKE_ARGS are passed on to grade.cmake.
+cmake_minimum_required(VERSION 3.25)
+get_filename_component(root ${CMAKE_CURRENT_LIST_DIR}/.. ABSOLUTE)
+
+set(grade_args -DCHAPTER=${CHAPTER} -DVARIANT=${VARIANT} -DDIR=${DIR})
+foreach(option TIME_LIMIT CMAKE_ARGS)
+  if(DEFINED ${option})
+    list(APPEND grade_args "-D${option}=${${option}}")
+  endif()
+endforeach()
+execute_process(COMMAND ${CMAKE_COMMAND} ${grade_args} -P ${root}/cmake/grade.cmake
+                OUTPUT_VARIABLE grade ERROR_VARIABLE grade RESULT_VARIABLE status)
+message("${grade}")
+if(NOT status EQUAL 0)
+  message(FATAL_ERROR "the grade did not finish")
+endif()
+
+# The parts: "<name> ....... <passed>/<count>".
+string(REGEX MATCHALL "\n[^ \n][^\n]* \\.+ [0-9]+/[0-9]+" lines "${grade}")
+if(NOT lines)
+  message(FATAL_ERROR "the grade printed no scores")
+endif()
+set(failures)
+foreach(line IN LISTS lines)
+  string(REGEX REPLACE "^\n(.*[^ ]) \\.+ ([0-9]+)/([0-9]+)$" "\\1|\\2|\\3" part "${line}")
+  string(REPLACE "|" ";" part "${part}")
+  list(GET part 0 name)
+  list(GET part 1 passed)
+  list(GET part 2 count)
+  if(count EQUAL 0)
+    list(APPEND failures "'${name}' has no tests")
+  elseif(VARIANT STREQUAL "reference")
+    if(NOT passed EQUAL count)
+      list(APPEND failures "'${name}' is not full marks on the answers")
+    endif()
+  elseif(VARIANT STREQUAL "stub")
+    if(name MATCHES "^exercise" AND NOT passed EQUAL 0)
+      list(APPEND failures "'${name}': ${passed} of its tests pass on the stub")
+    elseif(name STREQUAL "unit tests" AND passed EQUAL count)
+      list(APPEND failures "the unit tests all pass on the stub")
+    endif()
+  endif()
+  set(score_${name} ${passed}/${count})
+  set(full_${name} FALSE)
+  if(passed EQUAL count)
+    set(full_${name} TRUE)
+  endif()
+endforeach()
+
+# Every part must be there: a grade that stopped at the build has none.
+include(${root}/labs/${CHAPTER}/lab.cmake)
+set(parts "unit tests" "documented output")
+list(LENGTH LAB_EXERCISES n)
+foreach(i RANGE 1 ${n})
+  list(APPEND parts "exercise ${i}")
+endforeach()
+foreach(part IN LISTS parts)
+  if(NOT grade MATCHES "\n${part}[ .(]")
+    list(APPEND failures "the grade has no part '${part}'")
+  endif()
+endforeach()
+
+if(NOT VARIANT STREQUAL "reference" AND NOT VARIANT STREQUAL "stub")
+  function(lab_edit) # the wrong answer's edits are the handout's business
+  endfunction()
+  include(${root}/labs/${CHAPTER}/wrong/${VARIANT}.cmake)
+  set(caught FALSE)
+  foreach(line IN LISTS lines)
+    if(line MATCHES "^\n${CAUGHT_BY} ")
+      set(caught TRUE)
+      string(REGEX REPLACE "^\n(.*[^ ]) \\.+ .*" "\\1" name "${line}")
+      if(full_${name})
+        list(APPEND failures "the wrong answer ${VARIANT} gets full marks for ${name}")
+      endif()
+    endif()
+  endforeach()
+  if(NOT caught)
+    list(APPEND failures "the grade has no part '${CAUGHT_BY}' (CAUGHT_BY of ${VARIANT})")
+  endif()
+  if(DEFINED MESSAGE AND NOT grade MATCHES "${MESSAGE}")
+    list(APPEND failures "the grade does not say /${MESSAGE}/")
+  endif()
+endif()
+
+if(failures)
+  string(REPLACE ";" "\n  " failures "${failures}")
+  message(FATAL_ERROR "${CHAPTER} (${VARIANT}):\n  ${failures}")
+endif()
+message("${CHAPTER} (${VARIANT}): graded as it had to be")
