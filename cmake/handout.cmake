@@ -517,10 +517,10 @@ lab_copy(${ROOT}/tests/include/taal_check.h ${OUT}/tests/include/taal_check.h)
 lab_copy(${ROOT}/tests/harness/doccheck.c ${OUT}/tests/harness/doccheck.c)
 lab_copy(${LAB}/lab.cmake ${OUT}/labs/${CHAPTER}/lab.cmake)
 
-# The tutorial, and the seeds it links to or quotes.
+# The tutorial, and the seeds and timelines it links to, quotes or shows.
 lab_tutorial(${ROOT}/docs/${CHAPTER}.md ${OUT}/docs/${CHAPTER}.md)
 file(READ ${ROOT}/docs/${CHAPTER}.md tutorial)
-string(REGEX MATCHALL "seeds/[A-Za-z0-9_.-]+" seeds "${tutorial}")
+string(REGEX MATCHALL "(seeds|timelines/[A-Za-z0-9_]+)/[A-Za-z0-9_.-]+" seeds "${tutorial}")
 list(REMOVE_DUPLICATES seeds)
 foreach(seed IN LISTS seeds)
   if(EXISTS ${ROOT}/docs/${seed})

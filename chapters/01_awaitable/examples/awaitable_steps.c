@@ -5,8 +5,10 @@
 ** struct, and a body that is a `switch` on the saved resume point. This is
 ** exactly what the TAAL_ macros expand to, except that the resume points
 ** are numbered 1, 2, ... here instead of by source line. The driver in
-** main() prints every step it takes.
+** main() prints every step it takes, and with TAAL_TRACE=FILE set it also
+** writes a trace of the sends to FILE (steps_trace.c), for tools/timeline.
 */
+#include "steps_trace.h"
 #include "taal.h"
 
 #include <stdio.h>
@@ -66,12 +68,15 @@ static int use_custom_awaitable_body(taal_coro *self)
 
 int main(void)
 {
-    use_custom_awaitable coro;
+    use_custom_awaitable coro = {0}; /* zeroed: the trace compares headers */
     taal_coro_init(&coro.co, use_custom_awaitable_body);
+    trace_open(&coro.co, &coro.awaitable.co);
 
     for (int n = 1;; n++) {
         printf("driver: send #%d\n", n);
+        trace_before_send();
         int rc = taal_send(&coro.co);
+        trace_after_send(rc);
         if (rc == TAAL_SUSPENDED) {
             printf("driver: suspended after send #%d\n", n);
             continue;
