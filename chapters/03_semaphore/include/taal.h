@@ -36,14 +36,13 @@
 **   loop.run_until_complete(task)   taal_run_until_complete(&loop, fut);
 **   asyncio.run(main())             taal_run(main_body, &fr, sizeof fr, NULL, &result);
 **   asyncio debug mode              TAAL_DEBUG=1, or taal_loop_options.debug
-**   sem = asyncio.Semaphore(2)      taal_semaphore sem; taal_semaphore_init(&sem, loop,
-*2, "db");
-**   async with sem: / await acquire TAAL_ACQUIRE(&f->sem); ...
-*taal_semaphore_release(&f->sem);
+**   sem = asyncio.Semaphore(2)      taal_semaphore_init(&sem, loop, 2, "db");
+**   await sem.acquire()             TAAL_ACQUIRE(&f->sem);
+**   sem.release()                   taal_semaphore_release(&f->sem);
 **   lock = asyncio.Lock()           taal_lock lock; taal_lock_init(&lock, loop, "name");
 **   await event.wait()              TAAL_EVENT_WAIT(&f->event);
-**   await queue.put(x) / .get()     TAAL_QUEUE_PUT(&f->q, f->x); TAAL_QUEUE_GET(&f->q,
-*f->x);
+**   await queue.put(x)              TAAL_QUEUE_PUT(&f->q, f->x);
+**   x = await queue.get()           TAAL_QUEUE_GET(&f->q, f->x);
 **
 ** The technique is Simon Tatham's "Coroutines in C" (and Protothreads): the
 ** body is one big `switch` on the saved resume point, and every await is a

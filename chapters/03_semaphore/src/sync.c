@@ -162,7 +162,7 @@ int taal__semaphore_acquire(taal_semaphore *sem)
 {
     /* LAB(semaphore) BEGIN: take a free permit, or wait for one */
     taal_task *task;
-    int rc = check_wait(&sem->waiters, &task);
+    int rc = sem == NULL ? TAAL_EINVAL : check_wait(&sem->waiters, &task);
     if (rc != TAAL_OK)
         return rc;
     if (sem->value > 0) {
@@ -184,11 +184,14 @@ int taal__semaphore_acquired(taal_semaphore *sem)
 
 /*
 ** With hand-over, `value` does not count a permit on its way to a woken
-** task, but asyncio's count would: it is free until the task takes it.
-** So a bounded semaphore compares value + handing, not value alone, with
-** its bound, and refuses a release that would pass it, changing nothing.
-** A plain semaphore released more than acquired just grows, as asyncio's
-** does.
+** task: the permit is the task's, but the task has not run yet. A release
+** while it is on its way is still a release of a permit that is not out
+** any more, so a bounded semaphore compares value + handing, not value
+** alone, with its bound, and refuses a release that would pass it,
+** changing nothing. (CPython 3.11 to 3.13 hand over too, lowering `_value`,
+** and compare `_value` alone: they accept that release and blame a later,
+** innocent one; docs/03_semaphore.md shows it.) A plain semaphore released
+** more than acquired just grows, as asyncio's does.
 */
 int taal_semaphore_release(taal_semaphore *sem)
 {
@@ -292,7 +295,7 @@ int taal__event_wait(taal_event *event)
 {
     /* LAB(event) BEGIN: return at once if set, else wait */
     taal_task *task;
-    int rc = check_wait(&event->waiters, &task);
+    int rc = event == NULL ? TAAL_EINVAL : check_wait(&event->waiters, &task);
     if (rc != TAAL_OK)
         return rc;
     return event->is_set ? TAAL_OK : park(&event->waiters, task);
@@ -567,37 +570,32 @@ const char *taal__waiters_what(const taal_future *waiters)
 void taal__waiters_describe(const taal_future *future, char *buf, size_t size)
 {
     const taal_waiters *w = TAAL_CONTAINER_OF(future, taal_waiters, future);
-    const taal_semaphore *sem = TAAL_CONTAINER_OF(w, taal_semaphore, waiters);
-    const taal_event *event = TAAL_CONTAINER_OF(w, taal_event, waiters);
-    const taal_queue *q = NULL;
     char who[96];
     size_t n = waiting(w);
-    switch (w->of) {
-    case TAAL_WAITERS_SEMAPHORE:
-        snprintf(buf, size, "%s (%u free, %zu waiting)",
-                 named("semaphore", sem->name, who, sizeof who), sem->value, n);
-        return;
-    case TAAL_WAITERS_LOCK:
-        snprintf(buf, size, "%s (locked, %zu waiting)",
-                 named("lock", sem->name, who, sizeof who), n);
-        return;
-    case TAAL_WAITERS_EVENT:
+    if (w->of == TAAL_WAITERS_SEMAPHORE || w->of == TAAL_WAITERS_LOCK) {
+        const taal_semaphore *sem = TAAL_CONTAINER_OF(w, taal_semaphore, waiters);
+        if (w->of == TAAL_WAITERS_LOCK)
+            snprintf(buf, size, "%s (locked, %zu waiting)",
+                     named("lock", sem->name, who, sizeof who), n);
+        else
+            snprintf(buf, size, "%s (%u free, %zu waiting)",
+                     named("semaphore", sem->name, who, sizeof who), sem->value, n);
+    } else if (w->of == TAAL_WAITERS_EVENT) {
+        const taal_event *event = TAAL_CONTAINER_OF(w, taal_event, waiters);
         snprintf(buf, size, "%s (%s, %zu waiting)",
                  named("event", event->name, who, sizeof who),
                  event->is_set ? "set" : "not set", n);
-        return;
-    case TAAL_WAITERS_GET: q = TAAL_CONTAINER_OF(w, taal_queue, getters); break;
-    case TAAL_WAITERS_PUT: q = TAAL_CONTAINER_OF(w, taal_queue, putters); break;
-    case TAAL_WAITERS_JOIN: q = TAAL_CONTAINER_OF(w, taal_queue, joiners); break;
-    default: snprintf(buf, size, "a primitive"); return;
+    } else if (w->of == TAAL_WAITERS_GET) {
+        const taal_queue *q = TAAL_CONTAINER_OF(w, taal_queue, getters);
+        snprintf(buf, size, "%s to get from (empty, %zu waiting)",
+                 named("queue", q->name, who, sizeof who), n);
+    } else if (w->of == TAAL_WAITERS_PUT) {
+        const taal_queue *q = TAAL_CONTAINER_OF(w, taal_queue, putters);
+        snprintf(buf, size, "%s to put into (full: %zu of %zu, %zu waiting)",
+                 named("queue", q->name, who, sizeof who), q->count, q->maxsize, n);
+    } else {
+        const taal_queue *q = TAAL_CONTAINER_OF(w, taal_queue, joiners);
+        snprintf(buf, size, "%s to be done (%zu unfinished, %zu waiting)",
+                 named("queue", q->name, who, sizeof who), q->unfinished, n);
     }
-    named("queue", q->name, who, sizeof who);
-    if (w->of == TAAL_WAITERS_GET)
-        snprintf(buf, size, "%s to get from (empty, %zu waiting)", who, n);
-    else if (w->of == TAAL_WAITERS_PUT)
-        snprintf(buf, size, "%s to put into (full: %zu of %zu, %zu waiting)", who,
-                 q->count, q->maxsize, n);
-    else
-        snprintf(buf, size, "%s to be done (%zu unfinished, %zu waiting)", who,
-                 q->unfinished, n);
 }

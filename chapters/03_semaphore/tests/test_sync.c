@@ -177,9 +177,10 @@ TEST(a_bounded_semaphore_refuses_a_release_too_many_and_stays_as_it_was)
     CHECK_EQ(taal_bounded_semaphore_init(&sem, &loop, 2, "b"), TAAL_OK);
     CHECK_EQ(taal_semaphore_release(&sem), TAAL_ERELEASE);
     CHECK_EQ(sem.value, 2);
-    /* A permit on its way to a woken task still counts as free, as in
-     * asyncio: after the first release hands it to B, a second release is
-     * one too many, although `value` is 0. */
+    /* A permit on its way to a woken task is no longer out: after the
+     * first release hands it to B, a second release is one too many,
+     * although `value` is 0. (CPython 3.11-3.13 accept it, and refuse B's
+     * own release later.) */
     trace[0] = '\0';
     taal_semaphore one;
     taal_bounded_semaphore_init(&one, &loop, 1, "one");
