@@ -331,6 +331,42 @@ TEST(what_main_holds_survives_the_close_and_what_tasks_made_does_not)
     taal_set_allocator(NULL);
 }
 
+/* A pending task whose frame holds an armed timer and a scheduled handle of
+ * its own, when the loop closes: the close must let go of them before it
+ * frees the frame, not write into it afterwards. */
+typedef struct holder {
+    taal_coro co;
+    taal_timer timer;
+    taal_handle soon;
+} holder;
+
+static void never(void *data)
+{
+    (void)data;
+}
+
+static int holder_body(taal_coro *self)
+{
+    holder *f = (holder *)self;
+    TAAL_BEGIN(f);
+    taal_call_soon(taal_running_loop(), &f->soon, never, NULL);
+    taal_timer_start(taal_running_loop(), &f->timer, 10, never, NULL);
+    TAAL_SLEEP(5);
+    TAAL_END();
+}
+
+TEST(closing_forgets_the_handles_in_frames_it_frees_before_freeing_them)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    taal_task_create(&loop, holder_body, NULL, sizeof(holder), "holder", NULL);
+    taal_task *t;
+    taal_task_create(&loop, holder_body, NULL, sizeof(holder), "held", &t);
+    taal_run_once(&loop); /* both arm a timer and queue a handle, and sleep */
+    CHECK_EQ(taal_loop_close(&loop), TAAL_OK); /* no write into freed frames */
+    taal_task_release(t);                      /* held by main through the close */
+}
+
 /* ---- 7. removing a callback of another future ---------------------------------- */
 
 TEST(removing_a_callback_from_the_wrong_future_is_refused)
@@ -839,6 +875,7 @@ static const taal_test tests[] = {
     TEST_ENTRY(a_future_in_a_frame_outlives_the_task_while_someone_waits_on_it),
     TEST_ENTRY(a_report_function_that_closes_the_loop_is_refused_not_recursed),
     TEST_ENTRY(what_main_holds_survives_the_close_and_what_tasks_made_does_not),
+    TEST_ENTRY(closing_forgets_the_handles_in_frames_it_frees_before_freeing_them),
     TEST_ENTRY(removing_a_callback_from_the_wrong_future_is_refused),
     TEST_ENTRY(a_due_timer_cannot_be_stopped_through_another_loop),
     TEST_ENTRY(a_closed_loop_takes_no_futures_stops_or_callbacks),

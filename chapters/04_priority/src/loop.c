@@ -971,8 +971,9 @@ static void forget_callers_handles(taal_loop *loop)
 **      points into memory about to be freed and nothing can run again;
 **   3. keep what the program still holds, inert (see taal_loop_close()
 **      in taal.h), and free the rest (reporting errors nobody retrieved);
-**   4. forget the caller's handles and timers, and free the loop's own
-**      memory: the timer heap, the free lists, the trace.
+**   4. free the loop's own memory: the timer heap, the free lists, the
+**      trace. (The caller's handles and timers are forgotten before step
+**      3: they may live in the frames it frees.)
 ** A report function that tries to close the loop again finds it closing.
 */
 int taal_loop_close(taal_loop *loop)
@@ -989,6 +990,9 @@ int taal_loop_close(taal_loop *loop)
     taal_link *l;
     for (l = loop->objects.next; l != &loop->objects; l = l->next)
         taal__future_unhook(TAAL_CONTAINER_OF(l, taal_future, u.node));
+    /* The caller's handles and timers may be in the frames of tasks about
+     * to be freed: forget them first. */
+    forget_callers_handles(loop);
 
     taal_link keep;
     list_init(&keep);
@@ -1004,7 +1008,6 @@ int taal_loop_close(taal_loop *loop)
         taal__future_orphan(TAAL_CONTAINER_OF(l, taal_future, u.node));
     }
 
-    forget_callers_handles(loop);
     free_blocks(loop);
     if (loop->trace != NULL)
         taal__trace_close(loop);

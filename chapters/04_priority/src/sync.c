@@ -345,6 +345,22 @@ bool taal_lock_locked(const taal_lock *lock)
     return lock != NULL && taal_semaphore_locked(&lock->sem);
 }
 
+/* A task ends still holding locks (asyncio allows it, and another task may
+ * release them later): they forget their owner, whose block is about to be
+ * freed, so that nothing reads it when the lock changes hands. */
+void taal__locks_forget_owner(taal_task *task)
+{
+    taal_link *head = &task->future.loop->held_locks;
+    for (taal_link *l = head->next, *next; l != head; l = next) {
+        next = l->next;
+        taal_lock *lock = TAAL_CONTAINER_OF(l, taal_lock, held);
+        if (lock->owner == task) {
+            lock->owner = NULL;
+            link_remove(&lock->held);
+        }
+    }
+}
+
 /* A lock still held when it is destroyed leaves the loop's list of held
  * locks (unless the loop closed: it forgot that list). */
 int taal_lock_destroy(taal_lock *lock)

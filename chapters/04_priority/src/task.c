@@ -130,6 +130,8 @@ static void task_step(taal_task *task)
         return;
     }
     stop_waiting(task);
+    if (!list_empty(&loop->held_locks))
+        taal__locks_forget_owner(task);
     if (loop->trace != NULL)
         taal__trace_step_end(loop, task, rc);
     taal__future_finish(&task->future, rc, frame_of(task)->value);

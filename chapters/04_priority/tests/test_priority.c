@@ -331,6 +331,47 @@ TEST(a_ready_task_whose_priority_changes_moves)
     taal_loop_close(&loop);
 }
 
+/* Takes the lock and ends, holding it (asyncio allows that, and another
+ * task's release): the lock must not keep naming the finished task, whose
+ * block is freed, when it changes hands. */
+typedef struct keeper {
+    taal_coro co;
+    taal_lock *lock;
+} keeper;
+
+static int keeper_body(taal_coro *self)
+{
+    keeper *f = (keeper *)self;
+    TAAL_BEGIN(f);
+    TAAL_LOCK(f->lock);
+    TAAL_END();
+}
+
+TEST(a_lock_whose_holder_ended_holding_it_can_be_released_by_another)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    trace[0] = '\0';
+    taal_lock lock;
+    taal_lock_init(&lock, &loop, "l");
+    taal_task *k = NULL;
+    taal_task_create(&loop, keeper_body, &(keeper){.lock = &lock}, sizeof(keeper), "k",
+                     &k);
+    CHECK(finish(&loop, &k, 1)); /* freed, the lock still locked */
+    CHECK(taal_lock_locked(&lock));
+    CHECK(lock.owner == NULL);
+    taal_task *w = spawn_locker(&loop, (locker){.lock = &lock, .name = "w"}, 5);
+    taal_run_once(&loop); /* w's sleep(0) ... */
+    taal_run_once(&loop); /* ... then it waits: nobody to lend its priority to */
+    CHECK_EQ(taal_lock_release(&lock), TAAL_OK); /* from outside any task */
+    CHECK(lock.owner == w);
+    CHECK(finish(&loop, &w, 1));
+    CHECK_STR(trace, "w+w-");
+    CHECK(!taal_lock_locked(&lock));
+    CHECK_EQ(taal_lock_destroy(&lock), TAAL_OK);
+    taal_loop_close(&loop);
+}
+
 static const taal_test tests[] = {
     TEST_ENTRY(higher_priorities_run_first_and_equal_ones_in_order),
     TEST_ENTRY(a_task_of_higher_priority_runs_all_its_steps_first),
@@ -341,6 +382,7 @@ static const taal_test tests[] = {
     TEST_ENTRY(a_task_holding_two_locks_keeps_what_the_other_still_lends_it),
     TEST_ENTRY(a_priority_is_lent_along_a_chain_of_locks),
     TEST_ENTRY(a_ready_task_whose_priority_changes_moves),
+    TEST_ENTRY(a_lock_whose_holder_ended_holding_it_can_be_released_by_another),
 };
 
 int main(int argc, char **argv)
