@@ -32,5 +32,7 @@ if(CHECK)
   endif()
   message("${OUT} is current")
 else()
+  get_filename_component(out_dir ${OUT} DIRECTORY)
+  file(MAKE_DIRECTORY ${out_dir}) # a new chapter's first timeline
   file(COPY_FILE ${work}/${name}.svg ${OUT})
 endif()

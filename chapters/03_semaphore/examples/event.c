@@ -13,9 +13,13 @@
 
 #include <stdio.h>
 
+/* Seconds since the program began, as its twin prints them: the loop's
+ * clock counts from an arbitrary moment (on the real clock, boot). */
+static double started;
+
 static double now(void)
 {
-    return taal_loop_time(taal_running_loop());
+    return taal_loop_time(taal_running_loop()) - started;
 }
 
 typedef struct runner {
@@ -78,6 +82,7 @@ static int race_body(taal_coro *self)
     taal_loop *loop = taal_running_loop();
     int rc = TAAL_OK;
     TAAL_BEGIN(f);
+    started = taal_loop_time(loop);
     taal_event_init(&f->event, loop, "start");
     for (int i = 0; i <= RUNNERS && rc == TAAL_OK; i++) {
         taal_task *task;

@@ -15,9 +15,13 @@
 
 #include <stdio.h>
 
+/* Seconds since the story began: the loop's clock counts from an
+ * arbitrary moment (on the real clock, the machine's boot). */
+static double start;
+
 static double now(void)
 {
-    return taal_loop_time(taal_running_loop());
+    return taal_loop_time(taal_running_loop()) - start;
 }
 
 static int priority(void)
@@ -89,6 +93,7 @@ static int story_body(taal_coro *self)
     story *f = (story *)self;
     int rc = TAAL_OK;
     TAAL_BEGIN(f);
+    start = taal_loop_time(taal_running_loop());
     taal_lock_init(&f->lock, taal_running_loop(), "resource");
     taal_lock_set_inheritance(&f->lock, f->inherit);
     for (int i = 0; i < ACTORS && rc == TAAL_OK; i++) {

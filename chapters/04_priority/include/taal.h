@@ -347,6 +347,8 @@ typedef struct taal_handle {
     int8_t priority; /**< the priority it runs at (TAAL_PRIORITY_MIN..MAX); 0
                           when zero-initialised; kept from one use to the next */
     bool cancelled;  /**< cancelled since it was last scheduled */
+    bool armed;      /**< the handle of a timer that is armed: only
+                          taal_timer_cancel() can cancel it */
 } taal_handle;
 
 /** True while @p handle is in the ready queue or waiting on a future. */
@@ -370,7 +372,8 @@ int taal_handle_set_priority(taal_handle *handle, int priority);
  *  Handle.cancel()): if it has not run, it never will. Cancelling one that
  *  already ran, or twice, is harmless. For a timer use taal_timer_cancel(),
  *  for a done-callback taal_future_remove_done_callback(). TAAL_EINVAL for
- *  NULL or a handle waiting on a future. */
+ *  NULL, a handle waiting on a future, or the handle of an armed timer (it
+ *  is in the timer heap, not the ready queue: cancel the timer instead). */
 int taal_handle_cancel(taal_handle *handle);
 
 /** True if @p handle was cancelled since it was last scheduled. */

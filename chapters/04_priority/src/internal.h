@@ -70,10 +70,10 @@ static inline void list_splice_back(taal_link *to, taal_link *from)
 }
 
 /* The ready queue (loop.c): one FIFO per priority. A handle goes to the
- * FIFO of its priority; taal__ready_move() moves one that is already there
- * after its priority changed. */
+ * FIFO of its priority; taal__ready_move() gives a handle a new priority,
+ * moving it to that FIFO if it is waiting in the ready queue. */
 void taal__ready_push(taal_loop *loop, taal_handle *handle);
-void taal__ready_move(taal_loop *loop, taal_handle *handle);
+void taal__ready_move(taal_loop *loop, taal_handle *handle, int priority);
 
 static inline int taal__level(int priority)
 {

@@ -336,6 +336,7 @@ static int arm_at(taal_loop *loop, taal_timer *timer, int64_t deadline)
     timer->loop_id = loop->id;
     timer->when = deadline;
     timer->handle.cancelled = false;
+    timer->handle.armed = true;
     return TAAL_OK;
 }
 
@@ -348,6 +349,7 @@ void taal__timer_disarm(taal_loop *loop, taal_timer *timer)
 {
     if (timer->index != 0)
         heap_remove(loop, timer->index - 1);
+    timer->handle.armed = false;
     link_remove(&timer->handle.link); /* due, but not run yet */
 }
 
@@ -429,15 +431,19 @@ int taal_timer_stop(taal_loop *loop, taal_timer *timer)
 /* Cancelling is stopping, remembered: cancelled() says so afterwards. */
 int taal_timer_cancel(taal_loop *loop, taal_timer *timer)
 {
+    /* LAB(cancel) BEGIN: stop the timer, and remember that it was cancelled */
     int rc = taal_timer_stop(loop, timer);
     if (rc == TAAL_OK)
         timer->handle.cancelled = true;
     return rc;
+    /* LAB(cancel) END: (void)loop; (void)timer; return TAAL_ENOTIMPL; */
 }
 
 double taal_timer_when(const taal_timer *timer)
 {
+    /* LAB(cancel) BEGIN: the deadline it was last armed for, in seconds */
     return timer == NULL ? 0.0 : (double)timer->when / 1e9;
+    /* LAB(cancel) END: (void)timer; return -1.0; */
 }
 
 /* ---- handles --------------------------------------------------------------- */
@@ -475,11 +481,13 @@ int taal_handle_set_priority(taal_handle *handle, int priority)
  * until it runs: taking it out is all that cancelling needs. */
 int taal_handle_cancel(taal_handle *handle)
 {
-    if (handle == NULL || handle->future != NULL)
-        return TAAL_EINVAL; /* a done-callback, or a task waiting */
+    /* LAB(cancel) BEGIN: take it out of the ready queue, and remember it */
+    if (handle == NULL || handle->future != NULL || handle->armed)
+        return TAAL_EINVAL; /* a done-callback, a task waiting, or a timer */
     link_remove(&handle->link);
     handle->cancelled = true;
     return TAAL_OK;
+    /* LAB(cancel) END: (void)handle; return TAAL_ENOTIMPL; */
 }
 
 bool taal_handle_cancelled(const taal_handle *handle)
@@ -515,15 +523,18 @@ void taal__handle_run(taal_handle *handle)
 */
 void taal__ready_push(taal_loop *loop, taal_handle *handle)
 {
+    /* LAB(ready) BEGIN: to the FIFO of its priority, and mark that FIFO */
     int level = taal__level(handle->priority);
     list_push_back(&loop->ready[level], &handle->link);
     loop->ready_levels |= UINT32_C(1) << level;
+    /* LAB(ready) END: list_push_back(&loop->ready[0], &handle->link); */
 }
 
 /* The highest bit set in `bits` (not 0), in five steps: a binary search,
  * since C11 has no "count leading zeros". */
 static int highest_bit(uint32_t bits)
 {
+    /* LAB(ready) BEGIN: the number of the highest bit set, in five steps */
     int n = 0;
     if (bits >> 16) {
         n += 16;
@@ -545,6 +556,7 @@ static int highest_bit(uint32_t bits)
         n += 1;
     }
     return n;
+    /* LAB(ready) END: (void)bits; return 0; */
 }
 
 /* The lowest bit set in `bits` (not 0): the highest bit of bits & -bits. */
@@ -556,6 +568,7 @@ static int lowest_bit(uint32_t bits)
 /* The highest priority with work, or -1; clears the bits of empty FIFOs. */
 static int highest_ready(taal_loop *loop)
 {
+    /* LAB(ready) BEGIN: the highest priority with work, clearing stale bits */
     while (loop->ready_levels != 0) {
         int level = highest_bit(loop->ready_levels);
         if (!list_empty(&loop->ready[level]))
@@ -563,6 +576,7 @@ static int highest_ready(taal_loop *loop)
         loop->ready_levels &= ~(UINT32_C(1) << level);
     }
     return -1;
+    /* LAB(ready) END: return list_empty(&loop->ready[0]) ? -1 : 0; */
 }
 
 /*
@@ -571,11 +585,12 @@ static int highest_ready(taal_loop *loop)
 ** iterations it waited, and one that has waited `aging` of them runs
 ** instead (the one that waited longest): its priority has risen, in
 ** effect, to the top. A priority with work therefore runs within about
-** aging + 32 iterations, however much work is above it.
+** aging + 32 iterations, however much work is above it. Of two that have
+** waited equally long, the higher runs.
 */
-static int pick_level(taal_loop *loop)
+static int pick_level(taal_loop *loop, int top)
 {
-    int top = highest_ready(loop);
+    /* LAB(aging) BEGIN: the highest priority `top`, unless another has aged */
     if (loop->aging == 0 || top < 0)
         return top;
     int chosen = top;
@@ -583,7 +598,7 @@ static int pick_level(taal_loop *loop)
     for (uint32_t bits = loop->ready_levels; bits != 0; bits &= bits - 1) {
         int level = lowest_bit(bits);
         uint32_t waited = loop->waited[level];
-        if (level != top && waited >= loop->aging && waited > longest &&
+        if (level != top && waited >= loop->aging && waited >= longest &&
             !list_empty(&loop->ready[level])) {
             longest = waited;
             chosen = level;
@@ -596,28 +611,33 @@ static int pick_level(taal_loop *loop)
     }
     loop->waited[chosen] = 0;
     return chosen;
+    /* LAB(aging) END: (void)loop; return top; */
 }
 
-/* Is `handle` in one of the ready FIFOs? Walks its list to the head:
- * only a task whose priority changes while it is ready asks. */
-static taal_link *ready_list_of(taal_loop *loop, taal_handle *handle)
+/* Is `handle` waiting in the ready FIFO of its priority? Its list is a
+ * ring: walk it round, looking for that FIFO's head. (Only equality is
+ * asked: C does not order pointers into different objects.) Only a task
+ * whose priority changes while it is ready asks, so the walk is rare. */
+static bool in_ready_fifo(taal_loop *loop, const taal_handle *handle)
 {
-    for (taal_link *l = handle->link.next; l != NULL && l != &handle->link; l = l->next) {
-        if (l >= &loop->ready[0] && l < &loop->ready[TAAL_PRIORITY_LEVELS])
-            return l;
-        if (l == &loop->batch)
-            return l;
+    if (!link_linked(&handle->link))
+        return false;
+    const taal_link *fifo = &loop->ready[taal__level(handle->priority)];
+    for (const taal_link *l = handle->link.next; l != &handle->link; l = l->next) {
+        if (l == fifo)
+            return true;
     }
-    return NULL;
+    return false; /* waiting on a future, or in the batch running now */
 }
 
-void taal__ready_move(taal_loop *loop, taal_handle *handle)
+void taal__ready_move(taal_loop *loop, taal_handle *handle, int priority)
 {
-    taal_link *list = ready_list_of(loop, handle);
-    if (list == NULL || list == &loop->batch)
-        return; /* not ready, or running in this iteration anyway */
-    link_remove(&handle->link);
-    taal__ready_push(loop, handle);
+    bool queued = in_ready_fifo(loop, handle);
+    handle->priority = (int8_t)priority;
+    if (queued) {
+        link_remove(&handle->link);
+        taal__ready_push(loop, handle);
+    }
 }
 
 /* ---- opening a loop --------------------------------------------------------- */
@@ -767,7 +787,8 @@ static void run_traced(taal_loop *loop, taal_handle *handle)
 static int run_once(taal_loop *loop)
 {
     /* 1. Wait. */
-    if (highest_ready(loop) < 0 && !loop->stopping) {
+    int top = highest_ready(loop);
+    if (top < 0 && !loop->stopping) {
         if (loop->heap_len == 0) {
             report_deadlock(loop);
             return TAAL_EDEADLOCK;
@@ -778,15 +799,20 @@ static int run_once(taal_loop *loop)
     /* 2. Due timers. The clock is read only if a timer is armed. */
     if (loop->heap_len > 0) {
         int64_t now = taal__now(loop);
+        bool moved = false;
         while (loop->heap_len > 0 && loop->heap[0].deadline <= now) {
             taal_timer *timer = loop->heap[0].timer;
             heap_remove(loop, 0);
+            timer->handle.armed = false;
             taal__ready_push(loop, &timer->handle);
+            moved = true;
         }
+        if (moved)
+            top = highest_ready(loop); /* a timer may have brought a higher one */
     }
 
     /* 3. Pick the priority to run, and 4. run what was ready at it. */
-    int level = pick_level(loop);
+    int level = pick_level(loop, top);
     if (level < 0)
         return TAAL_OK; /* stopping, and nothing was ready */
     list_splice_back(&loop->batch, &loop->ready[level]);
@@ -957,8 +983,10 @@ static void forget_callers_handles(taal_loop *loop)
         forget_list(&loop->ready[level]);
     loop->ready_levels = 0;
     list_init(&loop->held_locks); /* locks of freed frames: forget them */
-    for (uint32_t i = 0; i < loop->heap_len; i++)
+    for (uint32_t i = 0; i < loop->heap_len; i++) {
         loop->heap[i].timer->index = 0;
+        loop->heap[i].timer->handle.armed = false;
+    }
     taal__free(loop->heap);
     loop->heap = NULL;
     loop->heap_len = loop->heap_cap = 0;

@@ -260,6 +260,7 @@ int taal_lock_set_inheritance(taal_lock *lock, bool on)
 /* The highest priority among the tasks waiting for `lock`, or below any. */
 static int top_waiter(const taal_lock *lock)
 {
+    /* LAB(inherit) BEGIN: the highest priority of a task waiting for it */
     int top = TAAL_PRIORITY_MIN - 1;
     const taal_link *head = &lock->sem.waiters.future.waiters;
     for (const taal_link *l = head->next; l != head; l = l->next) {
@@ -268,10 +269,12 @@ static int top_waiter(const taal_lock *lock)
             top = handle->priority;
     }
     return top;
+    /* LAB(inherit) END: (void)lock; return TAAL_PRIORITY_MIN - 1; */
 }
 
 int taal__inherited_priority(const taal_task *task)
 {
+    /* LAB(inherit) BEGIN: the highest priority lent by the locks it holds */
     int top = TAAL_PRIORITY_MIN - 1;
     taal_loop *loop = task->future.loop;
     if (loop == NULL)
@@ -283,6 +286,7 @@ int taal__inherited_priority(const taal_task *task)
             top = waiter;
     }
     return top;
+    /* LAB(inherit) END: (void)task; return TAAL_PRIORITY_MIN - 1; */
 }
 
 /* The lock a task is parked on, if it is parked on one (not handed it). */
@@ -303,6 +307,7 @@ static taal_lock *lock_waited_for(const taal_task *task)
  * the chain (bounded, in case the chain is a cycle: a deadlock). */
 void taal__lend_priority(taal_task *waiter)
 {
+    /* LAB(inherit) BEGIN: raise the holder, and the holders along the chain */
     int priority = taal_task_priority(waiter);
     taal_lock *lock = lock_waited_for(waiter);
     for (int depth = 0; lock != NULL && depth < 32; depth++) {
@@ -312,6 +317,7 @@ void taal__lend_priority(taal_task *waiter)
         taal__task_run_at(owner, priority);
         lock = lock_waited_for(owner);
     }
+    /* LAB(inherit) END: (void)waiter; */
 }
 
 /* The lock passes from its owner to `next` (NULL: to nobody). The old owner
@@ -319,6 +325,7 @@ void taal__lend_priority(taal_task *waiter)
  * it; the new one may be lent a remaining waiter's. */
 static void lock_changes_hands(taal_lock *lock, taal_task *next)
 {
+    /* LAB(inherit) BEGIN: a new owner, who may be lent; the old one restored */
     taal_task *old = lock->owner;
     taal_loop *loop = lock->sem.waiters.future.loop;
     link_remove(&lock->held);
@@ -333,6 +340,7 @@ static void lock_changes_hands(taal_lock *lock, taal_task *next)
         int lent = taal__inherited_priority(old);
         taal__task_run_at(old, lent > old->priority ? lent : old->priority);
     }
+    /* LAB(inherit) END: (void)lock; (void)next; */
 }
 
 int taal_lock_release(taal_lock *lock)

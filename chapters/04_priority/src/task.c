@@ -14,7 +14,7 @@
 #include <string.h>
 
 /* The frame starts at the first suitably aligned address after the task:
- * 128 bytes on the common 64-bit machines. */
+ * 144 bytes on the common 64-bit machines. */
 #define TASK_HEADER_SIZE                                                       \
     ((sizeof(taal_task) + _Alignof(max_align_t) - 1) / _Alignof(max_align_t) * \
      _Alignof(max_align_t))
@@ -275,11 +275,8 @@ taal_task *taal_current_task(void)
 void taal__task_run_at(taal_task *task, int priority)
 {
     taal_handle *step = &task->step.handle;
-    if (step->priority == priority)
-        return;
-    step->priority = (int8_t)priority;
-    if (link_linked(&step->link))
-        taal__ready_move(task->future.loop, step);
+    if (step->priority != priority)
+        taal__ready_move(task->future.loop, step, priority);
 }
 
 int taal_task_set_priority(taal_task *task, int priority)

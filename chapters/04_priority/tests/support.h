@@ -1,5 +1,5 @@
 /*
-** support.h -- what chapter 02's test files share: loops on the virtual
+** support.h -- what this chapter's test files share: loops on the virtual
 ** clock whose reports are collected for checking, and a trace of events.
 */
 #ifndef TAAL_TEST_SUPPORT_H

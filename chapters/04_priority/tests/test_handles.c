@@ -169,6 +169,32 @@ TEST(half_of_many_timers_cancelled_the_rest_fire_in_order)
     taal_loop_close(&loop);
 }
 
+/* An armed timer's handle is in the timer heap, not the ready queue:
+ * cancelling it as a plain handle would report success and let the timer
+ * fire, so it is refused; once the timer has fired, or was cancelled, the
+ * handle is a plain one again. */
+TEST(an_armed_timers_handle_is_cancelled_through_its_timer_only)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    trace[0] = '\0';
+    taal_timer t = {0};
+    CHECK_EQ(taal_call_later(&loop, &t, 1.0, note_callback, "t"), TAAL_OK);
+    CHECK_EQ(taal_handle_cancel(&t.handle), TAAL_EINVAL);
+    CHECK(!taal_handle_cancelled(&t.handle));
+    while (loop.heap_len > 0)
+        taal_run_once(&loop);
+    taal_run_once(&loop);
+    CHECK_STR(trace, "t"); /* it fired */
+    CHECK_EQ(taal_handle_cancel(&t.handle), TAAL_OK); /* ran: harmless */
+    CHECK_EQ(taal_call_later(&loop, &t, 1.0, note_callback, "u"), TAAL_OK);
+    CHECK_EQ(taal_timer_cancel(&loop, &t), TAAL_OK);
+    CHECK_EQ(taal_handle_cancel(&t.handle), TAAL_OK);
+    CHECK_EQ(loop.heap_len, 0);
+    CHECK_STR(trace, "t");
+    taal_loop_close(&loop);
+}
+
 /* ---- bad input ------------------------------------------------------------------ */
 
 TEST(bad_input_to_handles_is_refused)
@@ -209,6 +235,7 @@ static const taal_test tests[] = {
     TEST_ENTRY(cancelling_what_already_ran_is_harmless),
     TEST_ENTRY(call_at_takes_absolute_times_and_runs_past_ones_next_in_deadline_order),
     TEST_ENTRY(half_of_many_timers_cancelled_the_rest_fire_in_order),
+    TEST_ENTRY(an_armed_timers_handle_is_cancelled_through_its_timer_only),
     TEST_ENTRY(bad_input_to_handles_is_refused),
 };
 
