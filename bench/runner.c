@@ -58,6 +58,12 @@ static const scenario scenarios[] = {
     {"timers", "bench_timers", "timers.py", "1000000 0.5", "100000 0.5", "200 0.02"},
     {"memory", "bench_memory", "memory.py", "1000000", "250000", "1000"},
     {"idle", "bench_idle", "idle.py", "10000 2", "10000 2", "100 0.02"},
+    {"semaphore", "bench_semaphore", "semaphore.py", "10000000 100 4", "100000 100 4",
+     "1000 10 4"},
+    {"queue", "bench_queue", "queue.py", "20000000 64", "1000000 64", "1000 8"},
+    {"priority", "bench_priority", "priority.py", "20000000 8", "300000 8", "1000 8"},
+    {"timer_cancel", "bench_timer_cancel", "timer_cancel.py", "1000000 0.5", "200000 0.5",
+     "200 0.02"},
 };
 enum { SCENARIOS = sizeof scenarios / sizeof scenarios[0] };
 
@@ -103,7 +109,8 @@ static const char help[] =
     "  --scripts DIR        the folder of the Python twins (spawn.py, ...)\n"
     "  --reps N             runs of each side per scenario (default 5)\n"
     "  --quick              tiny sizes: proves the machinery, measures nothing\n"
-    "  --only NAME          one scenario: spawn, switch, timers, memory or idle\n"
+    "  --only NAME          one scenario: spawn, switch, timers, memory, idle,\n"
+    "                       semaphore, queue, priority or timer_cancel\n"
     "  --c-only             skip the Python twins\n"
     "  --python PATH        the interpreter (default: python3 on the PATH)\n"
     "  --build-type T       the CMake build type, printed\n"
@@ -467,7 +474,7 @@ static bool run_side(const options *o, int s, int side, const char *python, resu
     }
     split_args(args, argv, argc);
 
-    printf("%-7s %-6s %d/%d:", sc->name, side_names[side], rep + 1, o->reps);
+    printf("%-12s %-6s %d/%d:", sc->name, side_names[side], rep + 1, o->reps);
     run r;
     if (!run_program(argv, &r)) {
         printf(" could not run\n");
@@ -566,9 +573,9 @@ int main(int argc, char **argv)
         if (o.only != NULL && strcmp(o.only, sc->name) != 0)
             continue;
         if (o.quick)
-            printf("    %-7s both: %s\n", sc->name, sc->quick_args);
+            printf("    %-12s both: %s\n", sc->name, sc->quick_args);
         else
-            printf("    %-7s C: %-18s Python: %s\n", sc->name, sc->c_args, sc->py_args);
+            printf("    %-12s C: %-18s Python: %s\n", sc->name, sc->c_args, sc->py_args);
     }
     printf("\n");
 
