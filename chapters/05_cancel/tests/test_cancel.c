@@ -1,0 +1,854 @@
+/*
+** test_cancel.c -- chapter 05's unit tests of cancelling tasks and
+** futures: delivery at the await (or before the first step), in every
+** place a task can wait, propagation to what it awaits, counts, gather
+** with and without return_exceptions, shield, reports, and bad input.
+*/
+#include "support.h"
+
+#include <stdio.h>
+
+/* ---- tasks the tests run ---------------------------------------------------- */
+
+/* Notes "<name>:start", sleeps `seconds`, and notes how the sleep ended:
+ * "<name>:done" or "<name>:cancelled". Swallows the cancellation if
+ * `swallow`, after a cleanup sleep of `cleanup` seconds if that is > 0
+ * (noting "<name>:cleaned" or "<name>:interrupted"). */
+typedef struct sleeper {
+    taal_coro co;
+    const char *name;
+    double seconds, cleanup;
+    bool swallow;
+    int st, cleanup_st;
+} sleeper;
+
+static void note2(const char *name, const char *what)
+{
+    note(name);
+    note(":");
+    note(what);
+    note(" ");
+}
+
+static int sleeper_body(taal_coro *self)
+{
+    sleeper *f = (sleeper *)self;
+    TAAL_BEGIN(f);
+    note2(f->name, "start");
+    TAAL_SLEEP_STATUS(f->st, f->seconds);
+    if (f->st == TAAL_OK) {
+        note2(f->name, "done");
+        TAAL_RETURN();
+    }
+    note2(f->name, "cancelled");
+    if (f->cleanup > 0) {
+        TAAL_SLEEP_STATUS(f->cleanup_st, f->cleanup);
+        note2(f->name, f->cleanup_st == TAAL_OK ? "cleaned" : "interrupted");
+    }
+    if (!f->swallow)
+        TAAL_FAIL(f->st);
+    TAAL_END();
+}
+
+static taal_task *spawn_sleeper(taal_loop *loop, sleeper frame)
+{
+    taal_task *task = NULL;
+    taal_task_create(loop, sleeper_body, &frame, sizeof frame, frame.name, &task);
+    return task;
+}
+
+/* Awaits `awaited` (a future), notes "<name>:<status>". */
+typedef struct awaiter {
+    taal_coro co;
+    const char *name;
+    taal_future *awaited;
+    int st;
+} awaiter;
+
+static int awaiter_body(taal_coro *self)
+{
+    awaiter *f = (awaiter *)self;
+    TAAL_BEGIN(f);
+    TAAL_AWAIT_FUTURE_STATUS(f->st, f->awaited);
+    note2(f->name, taal_strerror(f->st));
+    TAAL_FAIL(f->st);
+    TAAL_END();
+}
+
+static taal_task *spawn_awaiter(taal_loop *loop, const char *name, taal_future *awaited)
+{
+    taal_task *task = NULL;
+    taal_task_create(loop, awaiter_body, &(awaiter){.name = name, .awaited = awaited},
+                     sizeof(awaiter), name, &task);
+    return task;
+}
+
+/* ---- delivery ---------------------------------------------------------------- */
+
+TEST(a_task_cancelled_before_its_first_step_runs_none_of_its_body)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    trace[0] = '\0';
+    taal_task *t = spawn_sleeper(&loop, (sleeper){.name = "a", .seconds = 1});
+    CHECK(taal_task_cancel(t));
+    CHECK_EQ(taal_task_cancelling(t), 1);
+    CHECK(!taal_future_done(taal_task_future(t))); /* a request, not done yet */
+    CHECK_EQ(finish_task(&loop, t), TAAL_ECANCELLED);
+    CHECK_STR(trace, ""); /* not even "a:start" */
+    CHECK(loop_is_empty(&loop));
+    CHECK_STR(reports, ""); /* a cancelled task is no error nobody retrieved */
+    taal_loop_close(&loop);
+}
+
+TEST(cancelling_a_task_that_is_done_returns_false_and_changes_nothing)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    trace[0] = '\0';
+    taal_task *t = spawn_sleeper(&loop, (sleeper){.name = "a", .seconds = 1});
+    CHECK_EQ(taal_run_until_complete(&loop, taal_task_future(t)), TAAL_OK);
+    CHECK(!taal_task_cancel(t));
+    CHECK_EQ(taal_task_cancelling(t), 0);
+    CHECK(!taal_future_cancel(taal_task_future(t)));
+    CHECK_EQ(taal_future_status(taal_task_future(t)), TAAL_OK);
+    taal_task_release(t);
+    CHECK(loop_is_empty(&loop));
+    taal_loop_close(&loop);
+}
+
+TEST(a_sleeping_task_is_cancelled_at_once_and_its_timer_leaves_the_heap)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    trace[0] = '\0';
+    taal_task *t = spawn_sleeper(&loop, (sleeper){.name = "a", .seconds = 100});
+    taal_run_once(&loop);
+    CHECK_EQ(loop.heap_len, 1);
+    CHECK(taal_task_cancel(t));
+    CHECK_EQ(loop.heap_len, 0); /* not left to expire in 100 s */
+    taal_run_once(&loop);
+    CHECK_STR(trace, "a:start a:cancelled ");
+    CHECK(taal_loop_time(&loop) < 1); /* no time passed */
+    CHECK_EQ(finish_task(&loop, t), TAAL_ECANCELLED);
+    CHECK(loop_is_empty(&loop));
+    taal_loop_close(&loop);
+}
+
+/* Two tasks await one plain future; cancelling one of them cancels the
+ * future (asyncio's Future.cancel()), and the other sees it too. */
+TEST(cancelling_a_task_awaiting_a_plain_future_cancels_it_for_every_waiter)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    trace[0] = '\0';
+    taal_future fut;
+    taal_future_init(&fut, &loop);
+    taal_task *a = spawn_awaiter(&loop, "a", &fut);
+    taal_task *b = spawn_awaiter(&loop, "b", &fut);
+    taal_run_once(&loop);
+    CHECK(taal_task_cancel(a));
+    CHECK(taal_future_cancelled(&fut));
+    CHECK_EQ(taal_task_cancelling(a), 1);
+    CHECK_EQ(taal_task_cancelling(b), 0); /* woken by the future, not asked */
+    CHECK_EQ(finish_task(&loop, a), TAAL_ECANCELLED);
+    CHECK_EQ(finish_task(&loop, b), TAAL_ECANCELLED);
+    CHECK_STR(trace, "a:cancelled b:cancelled ");
+    CHECK(!taal_future_cancel(&fut)); /* done */
+    CHECK(loop_is_empty(&loop));
+    taal_loop_close(&loop);
+}
+
+/* The outer task awaits the inner one: cancelling the outer cancels the
+ * inner, which sees it first and cleans up; the outer wakes when the inner
+ * has ended, with its status. */
+TEST(cancelling_a_task_awaiting_a_task_cancels_the_inner_first_then_the_outer)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    trace[0] = '\0';
+    taal_task *inner =
+        spawn_sleeper(&loop, (sleeper){.name = "in", .seconds = 10, .cleanup = 1});
+    taal_task *outer = spawn_awaiter(&loop, "out", taal_task_future(inner));
+    taal_run_once(&loop);
+    CHECK(taal_task_cancel(outer));
+    CHECK_EQ(taal_task_cancelling(inner), 1); /* passed on */
+    CHECK_EQ(taal_task_cancelling(outer), 1);
+    CHECK_EQ(finish_task(&loop, outer), TAAL_ECANCELLED);
+    CHECK_STR(trace, "in:start in:cancelled in:cleaned out:cancelled ");
+    CHECK(taal_loop_time(&loop) >= 1); /* the outer waited for the cleanup */
+    CHECK_EQ(finish_task(&loop, inner), TAAL_ECANCELLED);
+    CHECK(loop_is_empty(&loop));
+    taal_loop_close(&loop);
+}
+
+TEST(an_awaited_task_that_swallows_the_cancellation_lets_the_awaiter_carry_on)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    trace[0] = '\0';
+    taal_task *inner =
+        spawn_sleeper(&loop, (sleeper){.name = "in", .seconds = 10, .swallow = true});
+    taal_task *outer = spawn_awaiter(&loop, "out", taal_task_future(inner));
+    taal_run_once(&loop);
+    taal_task_cancel(outer);
+    CHECK_EQ(taal_task_cancelling(outer), 1); /* asked, though it will not stop */
+    CHECK_EQ(finish_task(&loop, outer), TAAL_OK);
+    CHECK_STR(trace, "in:start in:cancelled out:ok ");
+    CHECK_EQ(finish_task(&loop, inner), TAAL_OK);
+    CHECK(loop_is_empty(&loop));
+    taal_loop_close(&loop);
+}
+
+TEST(two_cancels_before_delivery_are_delivered_once)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    trace[0] = '\0';
+    taal_task *t = spawn_sleeper(
+        &loop, (sleeper){.name = "a", .seconds = 10, .cleanup = 1, .swallow = true});
+    taal_run_once(&loop);
+    CHECK(taal_task_cancel(t));
+    CHECK(taal_task_cancel(t));
+    CHECK_EQ(taal_task_cancelling(t), 2);
+    CHECK_EQ(finish_task(&loop, t), TAAL_OK);
+    /* Delivered once: the cleanup's sleep was not interrupted. */
+    CHECK_STR(trace, "a:start a:cancelled a:cleaned ");
+    CHECK(loop_is_empty(&loop));
+    taal_loop_close(&loop);
+}
+
+TEST(a_second_cancel_during_cleanup_interrupts_the_cleanups_next_await)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    trace[0] = '\0';
+    taal_task *t =
+        spawn_sleeper(&loop, (sleeper){.name = "a", .seconds = 10, .cleanup = 5});
+    taal_run_once(&loop);
+    taal_task_cancel(t);
+    taal_run_once(&loop); /* delivered: the cleanup's sleep begins */
+    CHECK_STR(trace, "a:start a:cancelled ");
+    CHECK_EQ(loop.heap_len, 1);
+    CHECK(taal_task_cancel(t));
+    CHECK_EQ(loop.heap_len, 0);
+    CHECK_EQ(finish_task(&loop, t), TAAL_ECANCELLED);
+    CHECK_STR(trace, "a:start a:cancelled a:interrupted ");
+    CHECK(taal_loop_time(&loop) < 1);
+    CHECK(loop_is_empty(&loop));
+    taal_loop_close(&loop);
+}
+
+TEST(a_task_that_swallows_the_cancellation_finishes_normally)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    trace[0] = '\0';
+    taal_task *t =
+        spawn_sleeper(&loop, (sleeper){.name = "a", .seconds = 10, .swallow = true});
+    taal_run_once(&loop);
+    taal_task_cancel(t);
+    CHECK_EQ(finish_task(&loop, t), TAAL_OK);
+    CHECK_STR(trace, "a:start a:cancelled ");
+    CHECK(loop_is_empty(&loop));
+    taal_loop_close(&loop);
+}
+
+/* Swallows a cancellation, takes it back with uncancel(), and reads the
+ * counts as it goes. */
+typedef struct counter {
+    taal_coro co;
+    int st, seen[4];
+} counter;
+
+static int counter_body(taal_coro *self)
+{
+    counter *f = (counter *)self;
+    taal_task *me = taal_current_task();
+    TAAL_BEGIN(f);
+    TAAL_SLEEP_STATUS(f->st, 10);
+    f->seen[0] = taal_task_cancelling(me);
+    f->seen[1] = taal_task_uncancel(me);
+    f->seen[2] = taal_task_uncancel(me); /* never below 0 */
+    TAAL_SLEEP_STATUS(f->st, 1);         /* not cancelled again */
+    f->seen[3] = f->st;
+    TAAL_END();
+}
+
+TEST(cancelling_counts_requests_and_uncancel_takes_them_back)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    taal_task *t = NULL;
+    taal_task_create(&loop, counter_body, NULL, sizeof(counter), NULL, &t);
+    taal_run_once(&loop);
+    taal_task_cancel(t);
+    taal_task_cancel(t);
+    CHECK_EQ(taal_run_until_complete(&loop, taal_task_future(t)), TAAL_OK);
+    counter *f = taal_task_frame(t);
+    CHECK_EQ(f->seen[0], 2);
+    CHECK_EQ(f->seen[1], 1);
+    CHECK_EQ(f->seen[2], 0);
+    CHECK_EQ(f->seen[3], TAAL_OK);
+    CHECK_EQ(taal_task_uncancel(t), 0);
+    taal_task_release(t);
+    CHECK(loop_is_empty(&loop));
+    taal_loop_close(&loop);
+}
+
+/* Python 3.13: uncancel() reaching 0 withdraws a request that has not been
+ * acted on; one that took the task off its wait is delivered anyway. */
+TEST(uncancel_to_zero_withdraws_a_request_not_yet_acted_on)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    trace[0] = '\0';
+    taal_task *ready = spawn_sleeper(&loop, (sleeper){.name = "r", .seconds = 1});
+    CHECK(taal_task_cancel(ready)); /* not started: a request for its first step */
+    CHECK_EQ(taal_task_uncancel(ready), 0);
+    taal_task *asleep = spawn_sleeper(&loop, (sleeper){.name = "s", .seconds = 5});
+    taal_run_once(&loop);
+    CHECK(taal_task_cancel(asleep)); /* woken: its sleep is over */
+    CHECK_EQ(taal_task_uncancel(asleep), 0);
+    CHECK_EQ(finish_task(&loop, ready), TAAL_OK);
+    CHECK_EQ(finish_task(&loop, asleep), TAAL_ECANCELLED);
+    CHECK_STR(trace, "r:start s:start s:cancelled r:done ");
+    CHECK(loop_is_empty(&loop));
+    taal_loop_close(&loop);
+}
+
+/* Cancels itself, then sleeps (cancelled there), or returns at once. */
+typedef struct self_canceller {
+    taal_coro co;
+    bool then_return;
+    int st;
+} self_canceller;
+
+static int self_canceller_body(taal_coro *self)
+{
+    self_canceller *f = (self_canceller *)self;
+    TAAL_BEGIN(f);
+    note("c");
+    taal_task_cancel(taal_current_task());
+    if (f->then_return)
+        TAAL_RETURN();
+    note("s");
+    TAAL_SLEEP_STATUS(f->st, 10);
+    note(f->st == TAAL_ECANCELLED ? "x" : "?");
+    TAAL_RETURN(); /* swallowed */
+    TAAL_END();
+}
+
+TEST(a_task_that_cancels_itself_is_cancelled_at_its_next_await)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    trace[0] = '\0';
+    taal_task *t = NULL;
+    taal_task_create(&loop, self_canceller_body, NULL, sizeof(self_canceller), NULL, &t);
+    CHECK_EQ(finish_task(&loop, t), TAAL_OK);
+    CHECK_STR(trace, "csx");
+    CHECK(taal_loop_time(&loop) < 1);
+    /* Cancelled, then returning before any await: asyncio ends it cancelled. */
+    taal_task_create(&loop, self_canceller_body, &(self_canceller){.then_return = true},
+                     sizeof(self_canceller), NULL, &t);
+    CHECK_EQ(finish_task(&loop, t), TAAL_ECANCELLED);
+    CHECK(loop_is_empty(&loop));
+    taal_loop_close(&loop);
+}
+
+/* TAAL_YIELD has no status to say "cancelled" with: a cancellation that
+ * arrives while the task stopped there is delivered at its next await,
+ * even when that await starts (here, a sleep of 0, itself a cancellation
+ * point). */
+typedef struct yielder {
+    taal_coro co;
+    int st;
+} yielder;
+
+static int yielder_body(taal_coro *self)
+{
+    yielder *f = (yielder *)self;
+    TAAL_BEGIN(f);
+    note("1");
+    TAAL_YIELD();
+    note("2"); /* runs: not a cancellation point */
+    TAAL_SLEEP_STATUS(f->st, 0);
+    note(f->st == TAAL_ECANCELLED ? "x" : "?");
+    TAAL_SLEEP_STATUS(f->st, 0);
+    note(f->st == TAAL_OK ? "3" : "?");
+    TAAL_END();
+}
+
+TEST(sleep_zero_is_a_cancellation_point_and_a_bare_yield_is_not)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    trace[0] = '\0';
+    taal_task *t = NULL;
+    taal_task_create(&loop, yielder_body, NULL, sizeof(yielder), NULL, &t);
+    taal_run_once(&loop);
+    taal_task_cancel(t);
+    CHECK_EQ(finish_task(&loop, t), TAAL_OK);
+    CHECK_STR(trace, "12x3");
+    /* A task asleep for 0 is ready, not in the heap: cancelled there, the
+     * sleep's resume delivers it. */
+    trace[0] = '\0';
+    taal_task_create(&loop, yielder_body, NULL, sizeof(yielder), NULL, &t);
+    taal_run_once(&loop);
+    taal_run_once(&loop); /* "2", then asleep for 0 */
+    taal_task_cancel(t);
+    CHECK_EQ(finish_task(&loop, t), TAAL_OK);
+    CHECK_STR(trace, "12x3");
+    CHECK(loop_is_empty(&loop));
+    taal_loop_close(&loop);
+}
+
+/* Three coroutines awaited directly, one inside the other: the innermost
+ * sleeps; a cancellation arrives there and unwinds outwards, each level
+ * noting it on the way out. */
+typedef struct level {
+    taal_coro co;
+    int depth, st;
+    struct level *child; /* the next level, embedded in the parent frame */
+} level;
+
+typedef struct nest {
+    taal_coro co;
+    level levels[3];
+    int st;
+} nest;
+
+static int level_body(taal_coro *self)
+{
+    level *f = (level *)self;
+    TAAL_BEGIN(f);
+    if (f->child == NULL) {
+        TAAL_SLEEP_STATUS(f->st, 10);
+    } else {
+        taal_coro_init(&f->child->co, level_body);
+        TAAL_AWAIT_STATUS(f->st, f->child);
+    }
+    note(f->st == TAAL_ECANCELLED ? (const char *[]){"0", "1", "2"}[f->depth] : "?");
+    TAAL_FAIL(f->st);
+    TAAL_END();
+}
+
+static int nest_body(taal_coro *self)
+{
+    nest *f = (nest *)self;
+    TAAL_BEGIN(f);
+    for (int i = 0; i < 3; i++)
+        f->levels[i] = (level){.depth = 2 - i, .child = i < 2 ? &f->levels[i + 1] : NULL};
+    taal_coro_init(&f->levels[0].co, level_body);
+    TAAL_AWAIT_STATUS(f->st, &f->levels[0]);
+    note("T");
+    TAAL_FAIL(f->st);
+    TAAL_END();
+}
+
+TEST(a_cancellation_through_embedded_coroutines_unwinds_inside_out)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    trace[0] = '\0';
+    taal_task *t = NULL;
+    taal_task_create(&loop, nest_body, NULL, sizeof(nest), NULL, &t);
+    taal_run_once(&loop);
+    taal_task_cancel(t);
+    CHECK_EQ(finish_task(&loop, t), TAAL_ECANCELLED);
+    CHECK_STR(trace, "012T"); /* the innermost first */
+    CHECK(loop_is_empty(&loop));
+    taal_loop_close(&loop);
+}
+
+/* ---- gather ---------------------------------------------------------------------- */
+
+TEST(cancelling_a_gather_cancels_the_children_not_done_and_leaves_the_rest)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    trace[0] = '\0';
+    taal_task *t[3] = {
+        spawn_sleeper(&loop, (sleeper){.name = "a", .seconds = 1}),
+        spawn_sleeper(&loop, (sleeper){.name = "b", .seconds = 10}),
+        spawn_sleeper(&loop, (sleeper){.name = "c", .seconds = 10}),
+    };
+    taal_future *children[3], *g = NULL;
+    for (int i = 0; i < 3; i++)
+        children[i] = taal_task_future(t[i]);
+    CHECK_EQ(taal_gather(&loop, 3, children, &g), TAAL_OK);
+    taal_task *outer = spawn_awaiter(&loop, "g", g);
+    CHECK_EQ(taal_run_until_complete(&loop, taal_task_future(t[0])), TAAL_OK);
+    CHECK(taal_task_cancel(outer)); /* the task awaiting the gather */
+    CHECK_EQ(finish_task(&loop, outer), TAAL_ECANCELLED);
+    CHECK_STR(trace,
+              "a:start b:start c:start a:done b:cancelled c:cancelled g:cancelled ");
+    CHECK_EQ(taal_task_cancelling(t[0]), 0); /* done: left alone */
+    CHECK_EQ(taal_task_cancelling(t[1]), 1);
+    CHECK_EQ(taal_gather_status(g, 0), TAAL_OK);
+    CHECK_EQ(taal_gather_status(g, 1), TAAL_ECANCELLED);
+    for (int i = 0; i < 3; i++)
+        taal_task_release(t[i]);
+    taal_future_release(g);
+    CHECK(loop_is_empty(&loop));
+    taal_loop_close(&loop);
+}
+
+TEST(a_cancelled_gather_ends_cancelled_even_if_its_children_swallow_it)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    for (unsigned flags = 0; flags <= TAAL_RETURN_EXCEPTIONS; flags++) {
+        trace[0] = '\0';
+        taal_task *t[2] = {
+            spawn_sleeper(&loop, (sleeper){.name = "a", .seconds = 10, .swallow = true}),
+            spawn_sleeper(&loop, (sleeper){.name = "b", .seconds = 10, .swallow = true}),
+        };
+        taal_future *children[2] = {taal_task_future(t[0]), taal_task_future(t[1])}, *g;
+        CHECK_EQ(taal_gather_ex(&loop, 2, children, flags, &g), TAAL_OK);
+        taal_run_once(&loop);
+        CHECK(taal_future_cancel(g));
+        CHECK_EQ(taal_run_until_complete(&loop, g), TAAL_ECANCELLED);
+        CHECK_STR(trace, "a:start b:start a:cancelled b:cancelled ");
+        CHECK_EQ(taal_future_status(children[0]), TAAL_OK); /* both swallowed */
+        CHECK_EQ(taal_future_status(children[1]), TAAL_OK);
+        CHECK(!taal_future_cancel(g)); /* done */
+        for (int i = 0; i < 2; i++)
+            taal_task_release(t[i]);
+        taal_future_release(g);
+        CHECK(loop_is_empty(&loop));
+    }
+    taal_loop_close(&loop);
+}
+
+/* asyncio's gather, a child cancelled on its own (not through the
+ * gather): without return_exceptions the gather ends cancelled at once,
+ * and the other child runs on; with it, the gather collects the
+ * cancellation as a result and ends well. */
+TEST(gather_with_a_child_cancelled_on_its_own_as_asyncio_does_both_ways)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    for (unsigned flags = 0; flags <= TAAL_RETURN_EXCEPTIONS; flags++) {
+        trace[0] = '\0';
+        taal_task *t[2] = {
+            spawn_sleeper(&loop, (sleeper){.name = "a", .seconds = 1}),
+            spawn_sleeper(&loop, (sleeper){.name = "b", .seconds = 2}),
+        };
+        taal_future *children[2] = {taal_task_future(t[0]), taal_task_future(t[1])}, *g;
+        CHECK_EQ(taal_gather_ex(&loop, 2, children, flags, &g), TAAL_OK);
+        taal_run_once(&loop);
+        taal_task_cancel(t[0]);
+        CHECK_EQ(taal_run_until_complete(&loop, g), flags ? TAAL_OK : TAAL_ECANCELLED);
+        CHECK(!taal_future_done(children[1]) == !flags); /* without: b runs on */
+        CHECK_EQ(taal_gather_status(g, 0), TAAL_ECANCELLED);
+        if (flags) {
+            void *results;
+            CHECK_EQ(taal_future_result(g, &results), TAAL_OK);
+            CHECK(((void **)results)[0] == NULL);
+            CHECK_EQ(taal_gather_status(g, 1), TAAL_OK);
+        }
+        CHECK_EQ(finish_task(&loop, t[1]), TAAL_OK);
+        CHECK_STR(trace, "a:start b:start a:cancelled b:done ");
+        taal_task_release(t[0]);
+        taal_future_release(g);
+        CHECK(loop_is_empty(&loop));
+    }
+    taal_loop_close(&loop);
+}
+
+TEST(gather_with_return_exceptions_collects_errors_and_results)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    taal_future f[3];
+    taal_future *children[3] = {&f[0], &f[1], &f[2]}, *g;
+    for (int i = 0; i < 3; i++)
+        taal_future_init(&f[i], &loop);
+    CHECK_EQ(taal_gather_ex(&loop, 3, children, TAAL_RETURN_EXCEPTIONS, &g), TAAL_OK);
+    static int one = 1;
+    taal_future_set_error(&f[0], TAAL_EUSER);
+    taal_future_set_result(&f[1], &one);
+    taal_future_cancel(&f[2]);
+    CHECK_EQ(taal_run_until_complete(&loop, g), TAAL_OK);
+    void *r;
+    CHECK_EQ(taal_future_result(g, &r), TAAL_OK);
+    void **results = r;
+    CHECK(results[0] == NULL && results[1] == &one && results[2] == NULL);
+    CHECK_EQ(taal_gather_status(g, 0), TAAL_EUSER);
+    CHECK_EQ(taal_gather_status(g, 2), TAAL_ECANCELLED);
+    taal_future_release(g);
+    CHECK(loop_is_empty(&loop));
+    taal_loop_close(&loop);
+    CHECK_STR(reports, ""); /* the error was retrieved, by the gather */
+}
+
+TEST(cancelling_a_wait_ends_it_cancelled_and_leaves_its_children_alone)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    trace[0] = '\0';
+    taal_task *t = spawn_sleeper(&loop, (sleeper){.name = "a", .seconds = 2});
+    taal_future *children[1] = {taal_task_future(t)}, *w;
+    CHECK_EQ(taal_wait(&loop, 1, children, TAAL_ALL_COMPLETED, 5, &w), TAAL_OK);
+    taal_task *outer = spawn_awaiter(&loop, "w", w);
+    taal_run_once(&loop);
+    CHECK_EQ(loop.heap_len, 2); /* the sleep and the wait's timeout */
+    CHECK(taal_task_cancel(outer));
+    CHECK(taal_future_cancelled(w));
+    CHECK_EQ(loop.heap_len, 1); /* the wait's timeout is gone */
+    CHECK_EQ(finish_task(&loop, outer), TAAL_ECANCELLED);
+    CHECK_EQ(finish_task(&loop, t), TAAL_OK);
+    CHECK_STR(trace, "a:start w:cancelled a:done ");
+    taal_future_release(w);
+    CHECK(loop_is_empty(&loop));
+    taal_loop_close(&loop);
+}
+
+/* ---- shield ------------------------------------------------------------------------ */
+
+TEST(cancelling_a_shield_leaves_the_inner_task_running)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    trace[0] = '\0';
+    taal_task *inner = spawn_sleeper(&loop, (sleeper){.name = "in", .seconds = 2});
+    taal_future *outer;
+    CHECK_EQ(taal_shield(&loop, taal_task_future(inner), &outer), TAAL_OK);
+    taal_task *waiter = spawn_awaiter(&loop, "out", outer);
+    taal_run_once(&loop);
+    CHECK(taal_task_cancel(waiter));
+    CHECK(taal_future_cancelled(outer));
+    CHECK_EQ(taal_task_cancelling(inner), 0);
+    CHECK_EQ(finish_task(&loop, waiter), TAAL_ECANCELLED);
+    CHECK_EQ(finish_task(&loop, inner), TAAL_OK);
+    CHECK_STR(trace, "in:start out:cancelled in:done ");
+    CHECK(!taal_future_cancel(outer)); /* done */
+    taal_future_release(outer);
+    CHECK(loop_is_empty(&loop));
+    taal_loop_close(&loop);
+}
+
+/* Fails with TAAL_EUSER after a second. */
+typedef struct failer {
+    taal_coro co;
+} failer;
+
+static int failer_body(taal_coro *self)
+{
+    failer *f = (failer *)self;
+    TAAL_BEGIN(f);
+    TAAL_SLEEP(1);
+    TAAL_FAIL(TAAL_EUSER);
+    TAAL_END();
+}
+
+TEST(a_shield_passes_the_inner_result_and_failure_on)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    trace[0] = '\0';
+    taal_task *inner = NULL;
+    taal_task_create(&loop, failer_body, NULL, sizeof(failer), NULL, &inner);
+    taal_future *outer;
+    CHECK_EQ(taal_shield(&loop, taal_task_future(inner), &outer), TAAL_OK);
+    taal_task_release(inner); /* the shield holds it */
+    taal_task *waiter = spawn_awaiter(&loop, "out", outer);
+    CHECK_EQ(finish_task(&loop, waiter), TAAL_EUSER);
+    taal_future_release(outer);
+    /* A result, and a future done already: the shield is done at once. */
+    static int value = 7;
+    taal_future done;
+    taal_future_init(&done, &loop);
+    taal_future_set_result(&done, &value);
+    CHECK_EQ(taal_shield(&loop, &done, &outer), TAAL_OK);
+    CHECK(taal_future_done(outer));
+    void *result;
+    CHECK_EQ(taal_future_result(outer, &result), TAAL_OK);
+    CHECK(result == &value);
+    taal_future_release(outer);
+    CHECK(loop_is_empty(&loop));
+    taal_loop_close(&loop);
+    CHECK_STR(reports, ""); /* the failure was retrieved through the shield */
+}
+
+/* The shield's inner future cancelled by other means: the shield ends
+ * cancelled too (asyncio: "this will still cancel shield()"). */
+TEST(a_shield_whose_inner_future_is_cancelled_ends_cancelled)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    taal_future inner;
+    taal_future_init(&inner, &loop);
+    taal_future *outer;
+    CHECK_EQ(taal_shield(&loop, &inner, &outer), TAAL_OK);
+    CHECK(taal_future_cancel(&inner));
+    CHECK_EQ(taal_run_until_complete(&loop, outer), TAAL_ECANCELLED);
+    taal_future_release(outer);
+    CHECK(loop_is_empty(&loop));
+    taal_loop_close(&loop);
+}
+
+/* ---- reports and traces ---------------------------------------------------------------
+ */
+
+TEST(the_dump_and_the_trace_say_cancelled)
+{
+    taal_loop loop;
+    char path[] = "test_cancel_trace.json";
+    taal_loop_options options = {
+        .clock = TAAL_CLOCK_VIRTUAL, .report = collect_report, .trace = path};
+    reports[0] = '\0';
+    trace[0] = '\0';
+    taal_loop_init(&loop, &options);
+    taal_task *t = spawn_sleeper(&loop, (sleeper){.name = "a", .seconds = 10});
+    taal_task_cancel(t); /* before its first step */
+    CHECK_EQ(taal_loop_dump(&loop), 1);
+    CHECK(strstr(reports, "a: ready, being cancelled") != NULL);
+    taal_run_once(&loop); /* it ends cancelled at once */
+    reports[0] = '\0';
+    taal_loop_dump(&loop);
+    CHECK(strstr(reports, "a: done: cancelled") != NULL);
+    taal_task *u = spawn_sleeper(&loop, (sleeper){.name = "u", .seconds = 10});
+    taal_run_once(&loop);
+    taal_task_cancel(u); /* asleep: woken, to be cancelled */
+    CHECK_EQ(finish_task(&loop, u), TAAL_ECANCELLED);
+    taal_task_release(t);
+    CHECK(loop_is_empty(&loop));
+    taal_loop_close(&loop);
+    FILE *file = fopen(path, "r");
+    CHECK(file != NULL);
+    static char json[16384];
+    size_t n = fread(json, 1, sizeof json - 1, file);
+    fclose(file);
+    remove(path);
+    json[n] = '\0';
+    CHECK(strstr(json, "\"why\":\"cancel\"") != NULL);
+    CHECK(strstr(json, "\"status\":\"cancelled\"") != NULL);
+}
+
+/* ---- bad input --------------------------------------------------------------------- */
+
+TEST(cancelling_bad_things_returns_false_or_einval)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    CHECK(!taal_task_cancel(NULL));
+    CHECK(!taal_future_cancel(NULL));
+    CHECK(!taal_future_cancelled(NULL));
+    CHECK_EQ(taal_task_cancelling(NULL), TAAL_EINVAL);
+    CHECK_EQ(taal_task_uncancel(NULL), TAAL_EINVAL);
+    taal_future never = {0}; /* never initialised */
+    CHECK(!taal_future_cancel(&never));
+    /* A primitive's waiters refuse: cancel the waiting task instead. */
+    taal_semaphore sem;
+    taal_semaphore_init(&sem, &loop, 0, "s");
+    CHECK(!taal_future_cancel(&sem.waiters.future));
+    CHECK_EQ(taal_semaphore_destroy(&sem), TAAL_OK);
+    /* gather_ex: unknown flags; gather_status: not a gather, out of range. */
+    taal_future f, *g = NULL, *children[1] = {&f};
+    taal_future_init(&f, &loop);
+    CHECK_EQ(taal_gather_ex(&loop, 1, children, 2, &g), TAAL_EINVAL);
+    CHECK_EQ(taal_gather_status(&f, 0), TAAL_EINVAL);
+    CHECK_EQ(taal_gather_ex(&loop, 1, children, 0, &g), TAAL_OK);
+    CHECK_EQ(taal_gather_status(g, 1), TAAL_EINVAL);
+    CHECK_EQ(taal_gather_status(g, 0), TAAL_SUSPENDED);
+    CHECK_EQ(taal_gather_status(NULL, 0), TAAL_EINVAL);
+    /* shield: NULL, the waiters of a primitive, another loop's future. */
+    taal_future *outer = NULL;
+    CHECK_EQ(taal_shield(&loop, NULL, &outer), TAAL_EINVAL);
+    CHECK_EQ(taal_shield(NULL, &f, &outer), TAAL_EINVAL);
+    CHECK_EQ(taal_shield(&loop, &f, NULL), TAAL_EINVAL);
+    taal_loop other;
+    open_loop(&other);
+    CHECK_EQ(taal_shield(&other, &f, &outer), TAAL_ELOOP);
+    taal_loop_close(&other);
+    CHECK(taal_future_cancel(g));
+    CHECK_EQ(taal_run_until_complete(&loop, g), TAAL_ECANCELLED);
+    taal_future_release(g);
+    CHECK(loop_is_empty(&loop));
+    taal_loop_close(&loop);
+}
+
+TEST(a_task_of_a_closed_loop_cannot_be_cancelled)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    taal_task *t = spawn_sleeper(&loop, (sleeper){.name = "a", .seconds = 10});
+    taal_run_once(&loop);
+    taal_loop_close(&loop); /* t is held by main: it survives, inert */
+    CHECK(!taal_task_cancel(t));
+    CHECK(!taal_future_cancel(taal_task_future(t)));
+    CHECK_EQ(taal_task_cancelling(t), 0);
+    taal_task_release(t);
+    CHECK(strstr(reports, "task a was still pending when the loop closed") != NULL);
+}
+
+/* Arms a timer and schedules a callback, both in its own frame, and
+ * sleeps: the loop is closed under it. */
+typedef struct armed {
+    taal_coro co;
+    taal_timer timer;
+    taal_handle soon;
+} armed;
+
+static int armed_body(taal_coro *self)
+{
+    armed *f = (armed *)self;
+    TAAL_BEGIN(f);
+    taal_call_later(taal_running_loop(), &f->timer, 5, note_callback, "t");
+    taal_call_soon(taal_running_loop(), &f->soon, note_callback, "s");
+    TAAL_SLEEP(10);
+    TAAL_END();
+}
+
+/* Closing frees the frames of pending tasks: the timers and handles in
+ * them must be forgotten before, not after (the sanitizers and valgrind
+ * see the difference). */
+TEST(a_loop_closed_with_callbacks_armed_in_a_pending_frame_forgets_them_first)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    trace[0] = '\0';
+    taal_task_create(&loop, armed_body, NULL, sizeof(armed), "armed", NULL);
+    taal_run_once(&loop);
+    CHECK_EQ(loop.heap_len, 2);
+    CHECK_EQ(taal_loop_close(&loop), TAAL_OK);
+    CHECK_STR(trace, "");
+    CHECK(strstr(reports, "task armed was still pending") != NULL);
+}
+
+static const taal_test tests[] = {
+    TEST_ENTRY(a_task_cancelled_before_its_first_step_runs_none_of_its_body),
+    TEST_ENTRY(cancelling_a_task_that_is_done_returns_false_and_changes_nothing),
+    TEST_ENTRY(a_sleeping_task_is_cancelled_at_once_and_its_timer_leaves_the_heap),
+    TEST_ENTRY(cancelling_a_task_awaiting_a_plain_future_cancels_it_for_every_waiter),
+    TEST_ENTRY(cancelling_a_task_awaiting_a_task_cancels_the_inner_first_then_the_outer),
+    TEST_ENTRY(an_awaited_task_that_swallows_the_cancellation_lets_the_awaiter_carry_on),
+    TEST_ENTRY(two_cancels_before_delivery_are_delivered_once),
+    TEST_ENTRY(a_second_cancel_during_cleanup_interrupts_the_cleanups_next_await),
+    TEST_ENTRY(a_task_that_swallows_the_cancellation_finishes_normally),
+    TEST_ENTRY(cancelling_counts_requests_and_uncancel_takes_them_back),
+    TEST_ENTRY(uncancel_to_zero_withdraws_a_request_not_yet_acted_on),
+    TEST_ENTRY(a_task_that_cancels_itself_is_cancelled_at_its_next_await),
+    TEST_ENTRY(sleep_zero_is_a_cancellation_point_and_a_bare_yield_is_not),
+    TEST_ENTRY(a_cancellation_through_embedded_coroutines_unwinds_inside_out),
+    TEST_ENTRY(cancelling_a_gather_cancels_the_children_not_done_and_leaves_the_rest),
+    TEST_ENTRY(a_cancelled_gather_ends_cancelled_even_if_its_children_swallow_it),
+    TEST_ENTRY(gather_with_a_child_cancelled_on_its_own_as_asyncio_does_both_ways),
+    TEST_ENTRY(gather_with_return_exceptions_collects_errors_and_results),
+    TEST_ENTRY(cancelling_a_wait_ends_it_cancelled_and_leaves_its_children_alone),
+    TEST_ENTRY(cancelling_a_shield_leaves_the_inner_task_running),
+    TEST_ENTRY(a_shield_passes_the_inner_result_and_failure_on),
+    TEST_ENTRY(a_shield_whose_inner_future_is_cancelled_ends_cancelled),
+    TEST_ENTRY(the_dump_and_the_trace_say_cancelled),
+    TEST_ENTRY(cancelling_bad_things_returns_false_or_einval),
+    TEST_ENTRY(a_task_of_a_closed_loop_cannot_be_cancelled),
+    TEST_ENTRY(a_loop_closed_with_callbacks_armed_in_a_pending_frame_forgets_them_first),
+};
+
+int main(int argc, char **argv)
+{
+    return taal_check_main(argc, argv, tests, TAAL_COUNT(tests));
+}
