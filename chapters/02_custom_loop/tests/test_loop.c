@@ -335,6 +335,33 @@ TEST(an_unknown_clock_in_the_environment_is_refused_and_reported)
     CHECK_STR(reports, "TAAL_DEBUG=yes is not understood: use 1 or 0\n");
 }
 
+/* On the real clock, a wait for a timer sleeps in the kernel until the
+ * deadline, in one iteration: never less (a sleep cut short by a signal, or a fallback that
+ * sleeps for the wrong remainder, would fire it early), and not seconds
+ * more. The clang preset builds the nanosleep() fallback (TAAL_POSIX_SLEEP),
+ * the other presets clock_nanosleep(): both run this. */
+static void set_flag(void *data)
+{
+    *(bool *)data = true;
+}
+
+TEST(the_real_clock_sleeps_until_the_deadline_and_no_less)
+{
+    taal_loop loop;
+    unsetenv("TAAL_CLOCK");
+    CHECK_EQ(taal_loop_init(&loop, NULL), TAAL_OK);
+    bool due = false;
+    taal_timer timer = {0};
+    double start = taal_loop_time(&loop);
+    CHECK_EQ(taal_timer_start(&loop, &timer, 0.05, set_flag, &due), TAAL_OK);
+    CHECK_EQ(taal_run_once(&loop), TAAL_OK); /* one iteration: wait, then run it */
+    CHECK(due);
+    double slept = taal_loop_time(&loop) - start;
+    CHECK(slept >= 0.05);
+    CHECK(slept < 5.0); /* generous: a loaded machine may be late, never early */
+    taal_loop_close(&loop);
+}
+
 /* ---- bad input ------------------------------------------------------------------ */
 
 static taal_loop *nested_loop;
@@ -420,6 +447,7 @@ static const taal_test tests[] = {
     TEST_ENTRY(the_virtual_clock_starts_at_zero_and_moves_only_when_idle),
     TEST_ENTRY(the_environment_chooses_the_clock),
     TEST_ENTRY(an_unknown_clock_in_the_environment_is_refused_and_reported),
+    TEST_ENTRY(the_real_clock_sleeps_until_the_deadline_and_no_less),
     TEST_ENTRY(a_running_loop_cannot_be_run_again),
     TEST_ENTRY(a_closed_or_running_loop_refuses_work),
     TEST_ENTRY(null_arguments_are_invalid),

@@ -217,7 +217,9 @@ static int64_t add_saturating(int64_t a, int64_t b)
 
 /* Blocks the thread until the loop's time reaches `deadline`. The virtual
  * clock just jumps there; the real one sleeps in the kernel, on an absolute
- * deadline so that a signal (EINTR) cannot make it sleep too long. */
+ * deadline so that a signal (EINTR) cannot make it sleep too long. Where
+ * there is no clock_nanosleep (macOS), nanosleep sleeps for what is left,
+ * and the clock is read again after every wake, early or not. */
 static void sleep_until(taal_loop *loop, int64_t deadline)
 {
     if (loop->virtual_clock) {
@@ -225,9 +227,16 @@ static void sleep_until(taal_loop *loop, int64_t deadline)
             loop->now = deadline;
         return;
     }
+#ifdef TAAL_HAVE_CLOCK_NANOSLEEP
     struct timespec ts = {(time_t)(deadline / 1000000000), (long)(deadline % 1000000000)};
     while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
         ;
+#else
+    for (int64_t left; (left = deadline - taal__monotonic_ns()) > 0;) {
+        struct timespec ts = {(time_t)(left / 1000000000), (long)(left % 1000000000)};
+        nanosleep(&ts, NULL);
+    }
+#endif
 }
 
 /* ---- the timer heap -------------------------------------------------------- */
