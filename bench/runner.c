@@ -64,6 +64,8 @@ static const scenario scenarios[] = {
     {"priority", "bench_priority", "priority.py", "20000000 8", "300000 8", "1000 8"},
     {"timer_cancel", "bench_timer_cancel", "timer_cancel.py", "1000000 0.5", "200000 0.5",
      "200 0.02"},
+    {"cancel", "bench_cancel", "cancel.py", "100000 7", "100000 3", "1000 2"},
+    {"timeout", "bench_timeout", "timeout.py", "5000000", "200000", "1000"},
 };
 enum { SCENARIOS = sizeof scenarios / sizeof scenarios[0] };
 
@@ -110,7 +112,8 @@ static const char help[] =
     "  --reps N             runs of each side per scenario (default 5)\n"
     "  --quick              tiny sizes: proves the machinery, measures nothing\n"
     "  --only NAME          one scenario: spawn, switch, timers, memory, idle,\n"
-    "                       semaphore, queue, priority or timer_cancel\n"
+    "                       semaphore, queue, priority, timer_cancel, cancel or\n"
+    "                       timeout\n"
     "  --c-only             skip the Python twins\n"
     "  --python PATH        the interpreter (default: python3 on the PATH)\n"
     "  --build-type T       the CMake build type, printed\n"

@@ -83,6 +83,7 @@ typedef struct wait_for_task {
     taal_body_fn body;
     const void *frame;
     size_t size;
+    const char *name; /* the task's, for traces and reports */
     double timeout;
     taal_task *task;
     taal_timeout scope;
@@ -94,8 +95,8 @@ static int wait_for_task_body(taal_coro *self)
     wait_for_task *f = (wait_for_task *)self;
     void *result;
     TAAL_BEGIN(f);
-    f->st =
-        taal_task_create(taal_running_loop(), f->body, f->frame, f->size, NULL, &f->task);
+    f->st = taal_task_create(taal_running_loop(), f->body, f->frame, f->size, f->name,
+                             &f->task);
     if (f->st != TAAL_OK)
         TAAL_FAIL(f->st);
     TAAL_WAIT_FOR_STATUS(f->st, &f->scope, taal_task_future(f->task), f->timeout);
@@ -155,10 +156,10 @@ typedef struct main_frame {
 
 /* Prepares f->wait_for for the task `body`, and the timeout. */
 static void wait_for(main_frame *f, taal_body_fn body, const void *frame, size_t size,
-                     double timeout)
+                     const char *name, double timeout)
 {
-    f->wait_for =
-        (wait_for_task){.body = body, .frame = frame, .size = size, .timeout = timeout};
+    f->wait_for = (wait_for_task){
+        .body = body, .frame = frame, .size = size, .name = name, .timeout = timeout};
     taal_coro_init(&f->wait_for.co, wait_for_task_body);
 }
 
@@ -173,14 +174,14 @@ static int main_body(taal_coro *self)
     main_frame *f = (main_frame *)self;
     TAAL_BEGIN(f);
     start = taal_loop_time(taal_running_loop());
-    wait_for(f, operation_body, &quick, sizeof quick, 2); /* 1: in time */
+    wait_for(f, operation_body, &quick, sizeof quick, "quick", 2); /* 1: in time */
     TAAL_AWAIT(&f->wait_for);
     printf("%.1f s: wait_for: quick done\n", at());
-    wait_for(f, operation_body, &slow, sizeof slow, 1); /* 2: too late */
+    wait_for(f, operation_body, &slow, sizeof slow, "slow", 1); /* 2: too late */
     TAAL_AWAIT_STATUS(f->st, &f->wait_for);
     if (f->st == TAAL_ETIMEDOUT)
         printf("%.1f s: wait_for: timed out, once the cleanup was over\n", at());
-    wait_for(f, stubborn_body, NULL, sizeof(stubborn), 1); /* 3: swallowed */
+    wait_for(f, stubborn_body, NULL, sizeof(stubborn), "stubborn", 1); /* 3: swallowed */
     TAAL_AWAIT(&f->wait_for);
     printf("%.1f s: wait_for: %d, no timeout\n", at(), f->wait_for.value);
 

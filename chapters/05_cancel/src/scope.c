@@ -43,9 +43,11 @@ static void scope_close(taal_scope *scope)
 /* The deadline came: asyncio's Timeout._on_timeout. */
 static void timeout_fired(void *data)
 {
+    /* LAB(timeout) BEGIN: the deadline came: the scope expires, and cancels its task */
     taal_timeout *t = data;
     t->state = TAAL_TIMEOUT_EXPIRING;
     taal_task_cancel(t->scope.task);
+    /* LAB(timeout) END: (void)data; */
 }
 
 /* A loop time in seconds as nanoseconds, as taal_call_at() takes it; a
@@ -175,6 +177,7 @@ int taal_timeout_close(taal_timeout *scope, int status)
     if (scope->state != TAAL_TIMEOUT_OPEN && scope->state != TAAL_TIMEOUT_EXPIRING)
         return TAAL_ESTATE;
     timeout_disarm(scope);
+    /* LAB(timeout) BEGIN: in time: the status; expired: take back its cancel, convert */
     if (scope->state == TAAL_TIMEOUT_OPEN) {
         scope->state = TAAL_TIMEOUT_CLOSED;
         return status;
@@ -186,6 +189,7 @@ int taal_timeout_close(taal_timeout *scope, int status)
         status == TAAL_ECANCELLED)
         return TAAL_ETIMEDOUT;
     return status;
+    /* LAB(timeout) END: (void)status; return TAAL_ENOTIMPL; */
 }
 
 /*
@@ -309,6 +313,7 @@ static void tg_abort(taal_taskgroup *tg)
  * matters. The join takes that cancellation back. */
 static void tg_child_failed(taal_taskgroup *tg, tg_slot *slot)
 {
+    /* LAB(taskgroup) BEGIN: the error joins the list; the first stops the rest */
     slot->next_error = NULL;
     if (tg->errors_tail != NULL)
         tg->errors_tail->next_error = slot;
@@ -323,6 +328,7 @@ static void tg_child_failed(taal_taskgroup *tg, tg_slot *slot)
         tg->cancelled_parent = true;
         taal_task_cancel(tg->scope.task);
     }
+    /* LAB(taskgroup) END: (void)tg; (void)slot; */
 }
 
 /* asyncio's TaskGroup._on_task_done. */
@@ -397,6 +403,7 @@ int taal_taskgroup_create_task(taal_taskgroup *tg, taal_body_fn body, const void
 */
 static int tg_end(taal_taskgroup *tg)
 {
+    /* LAB(taskgroup) BEGIN: every child is done: take back its cancel; the outcome */
     taal_task *parent = tg->scope.task;
     tg->joined = true;
     if (tg->cancelled_parent) {
@@ -413,6 +420,7 @@ static int tg_end(taal_taskgroup *tg)
         taal_task_cancel(parent);
     }
     return TAAL_EGROUP;
+    /* LAB(taskgroup) END: tg->joined = true; return TAAL_ENOTIMPL; */
 }
 
 /* Children still running: wait for them (on a fresh `done`, if the last

@@ -149,10 +149,12 @@ static int woken(bool *give_back)
         return TAAL_ESTATE;
     bool handed = task->future.handed;
     task->future.handed = false;
+    /* LAB(giveback) BEGIN: cancelled? Then say whether it was handed something */
     if (taal__cancel_delivered(task)) {
         *give_back = handed;
         return TAAL_ECANCELLED;
     }
+    /* LAB(giveback) END: (void)task; */
     return handed ? TAAL_OK : TAAL_ESTATE; /* ESTATE: resumed, handed nothing */
 }
 
@@ -224,10 +226,12 @@ int taal__semaphore_acquired(taal_semaphore *sem)
 {
     bool give_back;
     int rc = woken(&give_back);
+    /* LAB(giveback) BEGIN: collect the permit; a cancelled task passes its own on */
     if (rc == TAAL_OK || give_back)
         sem->handing--;
     if (give_back)
         semaphore_give(sem);
+    /* LAB(giveback) END: if (rc == TAAL_OK) sem->handing--; */
     return rc;
 }
 
@@ -680,11 +684,13 @@ int taal__queue_placed(taal_queue *queue, void *item)
         queue->slots_handed--;
         return put_item(queue, item); /* cannot fail: the slot was kept for it */
     }
+    /* LAB(giveback) BEGIN: a cancelled putter that was handed a slot passes it on */
     if (give_back) {
         queue->slots_handed--;
         if (hand_to_first(&queue->putters))
             queue->slots_handed++;
     }
+    /* LAB(giveback) END: (void)give_back; */
     return rc;
 }
 

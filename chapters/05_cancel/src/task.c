@@ -113,6 +113,7 @@ static void cancel_where_waiting(taal_task *task);
  * that case. */
 static bool deliver_cancel(taal_task *task)
 {
+    /* LAB(deliver) BEGIN: a cancel is due: deliver it, or end a task that never began */
     if (task->cancel != TAAL_CANCEL_REQUESTED && task->cancel != TAAL_CANCEL_WOKEN)
         return false;
     taal_coro *coro = frame_of(task);
@@ -123,6 +124,7 @@ static bool deliver_cancel(taal_task *task)
     coro->point = TAAL_POINT_DONE;
     coro->status = TAAL_ECANCELLED;
     return true;
+    /* LAB(deliver) END: (void)task; return false; */
 }
 
 /* The coroutine ended with `rc`: the task's future completes. A task asked
@@ -484,6 +486,7 @@ taal_future *taal__task_waiting_on(const taal_task *task)
  * task lent it. */
 static void wake_to_cancel(taal_task *task)
 {
+    /* LAB(deliver) BEGIN: off the heap or out of the line, scheduled, marked WOKEN */
     taal_loop *loop = task->future.loop;
     taal_handle *step = &task->step.handle;
     if (task->step.index != 0) {
@@ -497,6 +500,7 @@ static void wake_to_cancel(taal_task *task)
     task->cancel = TAAL_CANCEL_WOKEN;
     if (loop->trace != NULL)
         taal__trace_cancel(loop, task);
+    /* LAB(deliver) END: (void)task; */
 }
 
 /* Acts on a request where the task waits (it is not running). If the
@@ -504,6 +508,7 @@ static void wake_to_cancel(taal_task *task)
  * the task wakes when that future is done, and learns its fate from it. */
 static void cancel_where_waiting(taal_task *task)
 {
+    /* LAB(deliver) BEGIN: asleep or in a line: wake it; awaiting a future: cancel that */
     taal_future *on = taal__task_waiting_on(task);
     if (task->step.index != 0 || (on != NULL && on->kind == TAAL_FUTURE_WAITERS)) {
         wake_to_cancel(task);
@@ -512,6 +517,7 @@ static void cancel_where_waiting(taal_task *task)
     task->cancel = TAAL_CANCEL_REQUESTED; /* set first: a cycle of awaits ends */
     if (on != NULL && taal_future_cancel(on))
         task->cancel = TAAL_CANCEL_NONE;
+    /* LAB(deliver) END: (void)task; (void)wake_to_cancel; */
 }
 
 static bool task_cancellable(const taal_task *task)
@@ -526,6 +532,7 @@ bool taal_task_cancel(taal_task *task)
 {
     if (task == NULL || !task_cancellable(task))
         return false;
+    /* LAB(deliver) BEGIN: count the request; act on it now, or when the task stops */
     if (task->cancel_requests < UINT32_MAX)
         task->cancel_requests++;
     if (task->cancel != TAAL_CANCEL_NONE)
@@ -535,6 +542,7 @@ bool taal_task_cancel(taal_task *task)
     else
         cancel_where_waiting(task);
     return true;
+    /* LAB(deliver) END: return false; */
 }
 
 int taal_task_cancelling(const taal_task *task)

@@ -57,8 +57,10 @@ typedef struct parent {
     const plan *children;
     int count;
     double body;
-    int body_error; /* the body leaves with this, if not TAAL_OK */
+    int body_error;   /* the body leaves with this, if not TAAL_OK */
+    bool await_after; /* after the join, await once more (a sleep(0)) */
     taal_taskgroup tg;
+    int after; /* that await's status */
     int st, joined, cancelling_after, errors[4];
     size_t error_count;
     char failed[4][8]; /* the names of the children that failed; "" for the body */
@@ -98,6 +100,8 @@ static int parent_body(taal_coro *self)
     keep_errors(f);
     if (taal_taskgroup_destroy(&f->tg) != TAAL_OK)
         TAAL_FAIL(TAAL_EUSER);
+    if (f->await_after)
+        TAAL_SLEEP_STATUS(f->after, 0);
     TAAL_FAIL(f->st);
     TAAL_END();
 }
@@ -232,7 +236,8 @@ TEST(an_outside_cancel_during_a_failing_join_is_not_lost)
     open_loop(&loop);
     trace[0] = '\0';
     static const plan children[] = {{"a", 1, TAAL_EUSER}, {"b", 5, TAAL_OK}};
-    taal_task *t = spawn_parent(&loop, (parent){.children = children, .count = 2});
+    taal_task *t = spawn_parent(
+        &loop, (parent){.children = children, .count = 2, .await_after = true});
     taal_run_once(&loop);
     taal_run_once(&loop);
     taal_run_once(&loop); /* a fails; its callback: b cancelled */
@@ -241,6 +246,7 @@ TEST(an_outside_cancel_during_a_failing_join_is_not_lost)
     CHECK_EQ(taal_run_until_complete(&loop, taal_task_future(t)), TAAL_EGROUP);
     parent *f = taal_task_frame(t);
     CHECK_EQ(f->cancelling_after, 1);
+    CHECK_EQ(f->after, TAAL_ECANCELLED); /* delivered at the parent's next await */
     CHECK_EQ(f->errors[0], TAAL_EUSER);
     taal_task_release(t);
     CHECK(loop_is_empty(&loop));
