@@ -9,6 +9,8 @@
 ** through its service; under the virtual clock, time jumps from one event
 ** to the next, so 200,000 customers, over a thousand hours of the bank's
 ** time, take a fraction of a second. One virtual second is one minute.
+** The program asks for the virtual clock itself, so it is a simulation
+** under the tour's real clock too.
 **
 ** The random numbers come from splitmix64, seeded, so every run on every
 ** machine prints the same lines. The seed's PriorityEventLoop, which sets
@@ -151,7 +153,10 @@ static int bank_body(taal_coro *self)
 int main(void)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
-    int rc = taal_run(bank_body, NULL, sizeof(bank), NULL, NULL);
+    /* A simulation runs on the virtual clock whatever $TAAL_CLOCK says: on
+       the real one, the bank's 1,334 hours would take 22 hours. */
+    taal_loop_options options = {.clock = TAAL_CLOCK_VIRTUAL};
+    int rc = taal_run(bank_body, NULL, sizeof(bank), &options, NULL);
     if (rc != TAAL_OK) {
         fprintf(stderr, "bank: %s\n", taal_strerror(rc));
         return 1;
