@@ -250,7 +250,7 @@ TEST(the_timer_heap_agrees_with_a_sorted_reference)
     size_t armed = loop.heap_len;
     fired_count = 0;
     for (size_t guard = 0; loop.heap_len > 0; guard++) { /* bounded: a wrong heap */
-        CHECK(guard <= armed);                            /* must fail, not spin */
+        CHECK(guard <= armed);                           /* must fail, not spin */
         CHECK_EQ(taal_run_once(&loop), TAAL_OK);
     }
     CHECK_EQ(fired_count, armed);
@@ -336,10 +336,10 @@ TEST(an_unknown_clock_in_the_environment_is_refused_and_reported)
 }
 
 /* On the real clock, a wait for a timer sleeps in the kernel until the
- * deadline, in one iteration: never less (a sleep cut short by a signal, or a fallback that
- * sleeps for the wrong remainder, would fire it early), and not seconds
- * more. The clang preset builds the nanosleep() fallback (TAAL_POSIX_SLEEP),
- * the other presets clock_nanosleep(): both run this. */
+ * deadline, in one iteration: never less (a sleep cut short by a signal, or a fallback
+ * that sleeps for the wrong remainder, would fire it early), and not seconds more. The
+ * clang preset builds the nanosleep() fallback (TAAL_POSIX_SLEEP), the other presets
+ * clock_nanosleep(): both run this. */
 static void set_flag(void *data)
 {
     *(bool *)data = true;

@@ -185,7 +185,7 @@ TEST(an_armed_timers_handle_is_cancelled_through_its_timer_only)
     while (loop.heap_len > 0)
         taal_run_once(&loop);
     taal_run_once(&loop);
-    CHECK_STR(trace, "t"); /* it fired */
+    CHECK_STR(trace, "t");                            /* it fired */
     CHECK_EQ(taal_handle_cancel(&t.handle), TAAL_OK); /* ran: harmless */
     CHECK_EQ(taal_call_later(&loop, &t, 1.0, note_callback, "u"), TAAL_OK);
     CHECK_EQ(taal_timer_cancel(&loop, &t), TAAL_OK);
