@@ -29,7 +29,13 @@ message("${out}")
 if(status EQUAL 0)
   message(FATAL_ERROR "the command succeeded; it had to fail")
 endif()
-if(NOT out MATCHES "${REASON}")
+# CMake wraps a script's error messages to fit its terminal width, so where
+# a line breaks depends on how long the paths in it are (a clone in a deeper
+# folder breaks it elsewhere). The reason is also looked for with every run
+# of blanks, in both, made one space.
+string(REGEX REPLACE "[ \t\r\n]+" " " flat_out "${out}")
+string(REGEX REPLACE "[ \t\r\n]+" " " flat_reason "${REASON}")
+if(NOT out MATCHES "${REASON}" AND NOT flat_out MATCHES "${flat_reason}")
   message(FATAL_ERROR "the command failed, but not with /${REASON}/")
 endif()
 message("failed as it had to: /${REASON}/")
