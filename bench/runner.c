@@ -66,6 +66,8 @@ static const scenario scenarios[] = {
      "200 0.02"},
     {"cancel", "bench_cancel", "cancel.py", "100000 7", "100000 3", "1000 2"},
     {"timeout", "bench_timeout", "timeout.py", "5000000", "200000", "1000"},
+    {"agen", "bench_agen", "agen.py", "10000000", "1000000", "1000"},
+    {"actx", "bench_actx", "actx.py", "10000000", "1000000", "1000"},
 };
 enum { SCENARIOS = sizeof scenarios / sizeof scenarios[0] };
 
@@ -112,8 +114,8 @@ static const char help[] =
     "  --reps N             runs of each side per scenario (default 5)\n"
     "  --quick              tiny sizes: proves the machinery, measures nothing\n"
     "  --only NAME          one scenario: spawn, switch, timers, memory, idle,\n"
-    "                       semaphore, queue, priority, timer_cancel, cancel or\n"
-    "                       timeout\n"
+    "                       semaphore, queue, priority, timer_cancel, cancel,\n"
+    "                       timeout, agen or actx\n"
     "  --c-only             skip the Python twins\n"
     "  --python PATH        the interpreter (default: python3 on the PATH)\n"
     "  --build-type T       the CMake build type, printed\n"
