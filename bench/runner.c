@@ -68,6 +68,9 @@ static const scenario scenarios[] = {
     {"timeout", "bench_timeout", "timeout.py", "5000000", "200000", "1000"},
     {"agen", "bench_agen", "agen.py", "10000000", "1000000", "1000"},
     {"actx", "bench_actx", "actx.py", "10000000", "1000000", "1000"},
+    {"echo", "bench_echo", "echo.py", "200000 100", "20000 100", "200 10"},
+    /* not http.py: a script of that name would hide the `http` package */
+    {"http", "bench_http", "http_keepalive.py", "100000", "20000", "160"},
 };
 enum { SCENARIOS = sizeof scenarios / sizeof scenarios[0] };
 
@@ -115,7 +118,7 @@ static const char help[] =
     "  --quick              tiny sizes: proves the machinery, measures nothing\n"
     "  --only NAME          one scenario: spawn, switch, timers, memory, idle,\n"
     "                       semaphore, queue, priority, timer_cancel, cancel,\n"
-    "                       timeout, agen or actx\n"
+    "                       timeout, agen, actx, echo or http\n"
     "  --c-only             skip the Python twins\n"
     "  --python PATH        the interpreter (default: python3 on the PATH)\n"
     "  --build-type T       the CMake build type, printed\n"

@@ -1,0 +1,183 @@
+/*
+** taal_http.h -- chapter 07: an HTTP/1.1 client and a small server, on
+** taal's streams and the parser of http.h.
+**
+**   Python (aiohttp)                  taal
+**   --------------------------------  -------------------------------------
+**   async with ClientSession() as s:  taal_http_session_open(&f->session);
+**                                     ... (the body) ...
+**                                     taal_http_session_close(&f->session);
+**   async with s.get(url) as r:       taal_http_get_init(&f->get, &f->session, url);
+**       data = await r.text()         TAAL_AWAIT_STATUS(f->st, &f->get);
+**                                     ... f->get.status_code, f->get.body ...
+**                                     taal_http_get_free(&f->get);
+**
+** (Chapter 06's TAAL_ASYNC_WITH takes a semaphore, a lock or a coroutine
+** manager; a session is none of these, so its open and close are spelt
+** out, and so is a request's free.)
+**
+** The session keeps one keep-alive connection per host, and requests made
+** at the same time share it by *pipelining*: each request is written as
+** soon as the connection is open, so all are in flight at once, and the
+** responses, which HTTP/1.1 sends in request order, are read in that order,
+** each by the request it answers. A request given up (cancelled, timed out)
+** after it was sent leaves its response behind; the next reader reads it
+** and drops it, so the connection stays usable.
+**
+** Names are never looked up in DNS (getaddrinfo blocks the loop): a
+** session reaches the hosts it was told about with taal_http_session_map(),
+** by numeric address, like an /etc/hosts of its own.
+*/
+#ifndef TAAL_HTTP_H
+#define TAAL_HTTP_H
+
+#include "http.h"
+#include "taal.h"
+
+/** @file
+ *  @brief Chapter 07: an HTTP/1.1 client session and a small HTTP server.
+ */
+
+/* ------------------------------------------------------------------------ */
+/** @name The client session
+ *  @{
+ */
+
+/** How many hosts one session can know. */
+#define TAAL_HTTP_MAX_HOSTS 8
+/** The default bound on a response body: 1 MiB. */
+#define TAAL_HTTP_MAX_BODY (1u << 20)
+
+/** A host a session can reach, and its one connection. */
+typedef struct taal_http_host {
+    char name[64];        /**< as in the URL: "api.example" or "api.example:8080" */
+    char address[48];     /**< the numeric address it stands for */
+    int port;             /**< and the port */
+    taal_stream *stream;  /**< its keep-alive connection, or NULL */
+    bool connecting;      /**< a request is opening the connection */
+    taal_event connected; /**< set when that attempt is over */
+    taal_lock turn;       /**< whose response is read next: the lock's FIFO
+                               is the order the requests were sent in */
+    uint32_t generation;  /**< which connection this is: a request sent on
+                               an older one has lost its response */
+    uint64_t next_ticket; /**< the number of the next request sent */
+    uint64_t next_read;   /**< the number of the response to read next */
+    http_parser parser;   /**< where that response's parsing is */
+} taal_http_host;
+
+/** A client session: aiohttp.ClientSession. Caller storage, in a task's
+ *  frame. */
+typedef struct taal_http_session {
+    taal_loop *loop;                           /**< the loop it runs on */
+    taal_http_host hosts[TAAL_HTTP_MAX_HOSTS]; /**< the hosts it knows */
+    size_t host_count;                         /**< how many */
+    http_limits limits;                        /**< bounds on every response */
+    bool open;                                 /**< between open and close */
+} taal_http_session;
+
+/** Opens @p session on the running loop (call it inside a task). Responses
+ *  are bounded by the parser's default limits, with bodies of at most
+ *  TAAL_HTTP_MAX_BODY. TAAL_EINVAL, TAAL_ENOTASK. */
+int taal_http_session_open(taal_http_session *session);
+
+/** Tells @p session that the host @p name (as URLs write it, with its
+ *  port if they give one) is at the numeric @p address and @p port.
+ *  TAAL_EINVAL (too long, NULL, a bad port), TAAL_EFULL (no room),
+ *  TAAL_EBUSY (already known). */
+int taal_http_session_map(taal_http_session *session, const char *name,
+                          const char *address, int port);
+
+/** Closes @p session: its connections are closed (what they buffered is
+ *  still sent). Every request must be over. TAAL_EBUSY (nothing closed) if
+ *  one is still waiting; TAAL_EINVAL. Closing twice is harmless. */
+int taal_http_session_close(taal_http_session *session);
+
+/** A GET request and its response: a coroutine to await directly (it is
+ *  embedded in its caller's frame). Initialise it with taal_http_get_init(),
+ *  await it with TAAL_AWAIT_STATUS, read the response, free it. */
+typedef struct taal_http_get {
+    taal_coro co;               /**< the coroutine header */
+    taal_http_session *session; /**< the session it goes through */
+    const char *url;            /**< "http://host[:port]/path"; not copied */
+
+    /* The response, once the await ended with TAAL_OK. */
+    int status_code; /**< e.g. 200, 404 */
+    char *body;      /**< the body, NUL-terminated; NULL if empty */
+    size_t body_len; /**< its length */
+    int http_error;  /**< the parser's result (HTTP_E...) behind TAAL_EPROTO,
+                          TAAL_ELIMIT or TAAL_EEOF; HTTP_OK otherwise */
+
+    /* Private: the request's progress. */
+    taal_http_host *host; /**< where it goes */
+    const char *path;     /**< the path in url */
+    taal_stream *stream;  /**< the connection it was sent on */
+    uint32_t generation;  /**< that connection's generation */
+    uint64_t ticket;      /**< its place in the order of requests */
+    size_t body_cap;      /**< the body's allocation */
+    size_t have;          /**< bytes buffered the parser could not use yet */
+    bool holding;         /**< it holds the host's turn */
+    bool response;        /**< the response being read is its own */
+    int st;               /**< the status of the last await */
+    char request[320];    /**< the request's bytes */
+} taal_http_get;
+
+/** Prepares @p get to fetch @p url through @p session. TAAL_EINVAL. */
+int taal_http_get_init(taal_http_get *get, taal_http_session *session, const char *url);
+
+/** Frees the response body of @p get (harmless twice). */
+void taal_http_get_free(taal_http_get *get);
+
+/** What a GET ends with, besides TAAL_OK (any status code is TAAL_OK: a
+ *  404 is a response, as aiohttp does not raise for it either):
+ *   - TAAL_EINVAL: not an http:// URL, or too long;
+ *   - TAAL_EADDR: a host the session was not told about (no DNS);
+ *   - the connect's: TAAL_ECONNREFUSED, TAAL_EMFILE, ...;
+ *   - TAAL_EEOF: the server closed before the response was complete;
+ *   - TAAL_EPROTO: a malformed response; TAAL_ELIMIT: one over a bound
+ *     (http_error says which); the connection is then closed;
+ *   - TAAL_ECONNABORTED: the connection the request was sent on failed or
+ *     was closed before its response came;
+ *   - TAAL_ECANCELLED (or TAAL_ETIMEDOUT from a timeout scope around it);
+ *   - TAAL_ENOMEM. */
+/** @} */
+
+/* ------------------------------------------------------------------------ */
+/** @name The server
+ *  A small server that answers GET requests with fixed responses, for the
+ *  examples and tests. Each connection is a task (taal_start_server) that
+ *  reads requests with the parser, answers them in order, and writes each
+ *  body in pieces, draining after each one: a client that reads slowly
+ *  makes the handler wait, never the server buffer without bound.
+ *  @{
+ */
+
+/** One fixed response. */
+typedef struct taal_http_route {
+    const char *path;         /**< the request target it answers, exactly */
+    int status;               /**< its status code */
+    const char *content_type; /**< NULL: text/plain */
+    const char *body;         /**< the body */
+    size_t length;            /**< its length; 0: strlen(body) */
+    size_t repeat;            /**< send the body this many times over (0: once) */
+    bool chunked;             /**< send it with Transfer-Encoding: chunked */
+} taal_http_route;
+
+/** What a server serves, and what it saw. Caller storage that must outlive
+ *  the server. A path with no route gets 404 "not found\n". */
+typedef struct taal_http_site {
+    const taal_http_route *routes; /**< the responses */
+    size_t count;                  /**< how many */
+    size_t requests;               /**< requests answered so far */
+    size_t drains;                 /**< times a handler waited in drain */
+    size_t peak;                   /**< the most any connection buffered to send */
+    int last_error;                /**< the last connection error (TAAL_EPIPE...) */
+} taal_http_site;
+
+/** Starts serving @p site on the numeric @p host and @p port (0: any; read
+ *  it in (*server)->port). Close it as any server (taal_server.h:
+ *  TAAL_SERVER_CLOSE_STATUS). The errors of taal_start_server(). */
+int taal_http_serve(taal_loop *loop, const char *host, int port, taal_http_site *site,
+                    taal_server **server);
+/** @} */
+
+#endif /* TAAL_HTTP_H */

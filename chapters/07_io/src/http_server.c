@@ -1,0 +1,210 @@
+/*
+** http_server.c -- chapter 07: a small HTTP/1.1 server with fixed
+** responses, for the examples and the tests.
+**
+** Each connection is a task (taal_start_server) running conn_body: parse
+** a request from the stream's buffer (awaiting more bytes when the parser
+** needs them), answer it, and go on while the connection is kept alive.
+** Requests pipelined by a client are simply already in the buffer.
+**
+** The body goes out in pieces of 16 KiB with a drain after each one. A
+** client that does not read fills the kernel's buffers, then the stream's
+** own up to its high-water mark; drain then waits, and the handler with
+** it. Memory per connection is bounded by the high-water mark plus one
+** piece, whatever the size of the response and the speed of the reader.
+*/
+#include "internal.h"
+#include "taal_http.h"
+
+#include <stdio.h>
+#include <string.h>
+
+enum { PIECE = 16384 };
+
+typedef struct conn_frame {
+    taal_coro co;
+    taal_stream *stream;          /* the connection (taal_start_server sets it) */
+    taal_http_site *site;         /* what to serve */
+    http_parser parser;           /* the request being read */
+    const taal_http_route *route; /* its response, or NULL: 404 */
+    bool head;                    /* a HEAD request: no body */
+    int st;                       /* the status of the last await */
+    size_t have;                  /* bytes of an unfinished line */
+    const char *body;             /* the body being sent */
+    size_t length, repeat;        /* its length, how many times */
+    size_t rep, off;              /* where in it the sending is */
+    bool chunked, keep;           /* how, and whether to go on after */
+    char line[320];               /* a status line and headers, or a chunk's size */
+} conn_frame;
+
+static const taal_http_route not_found = {"", 404, "text/plain", "not found\n",
+                                          0,  0,   false};
+
+static const char *reason(int status)
+{
+    switch (status) {
+    case 200: return "OK";
+    case 400: return "Bad Request";
+    case 404: return "Not Found";
+    case 413: return "Content Too Large";
+    case 414: return "URI Too Long";
+    case 431: return "Request Header Fields Too Large";
+    case 501: return "Not Implemented";
+    case 505: return "HTTP Version Not Supported";
+    default: return "Unknown";
+    }
+}
+
+static const taal_http_route *route_for(const taal_http_site *site, http_span target)
+{
+    for (size_t i = 0; i < site->count; i++) {
+        const taal_http_route *r = &site->routes[i];
+        if (strlen(r->path) == target.len && memcmp(r->path, target.at, target.len) == 0)
+            return r;
+    }
+    return &not_found;
+}
+
+/* Parses what is buffered: HTTP_MESSAGE_DONE, HTTP_NEED_MORE (f->have
+ * set), or the parser's error. The route is chosen at the request line,
+ * while the target's bytes are still in the buffer. */
+static int parse_some(conn_frame *f)
+{
+    const char *data;
+    size_t len = taal_stream_peek(f->stream, &data);
+    for (;;) {
+        http_event ev;
+        int rc = http_parse(&f->parser, data, len, &ev);
+        data += ev.consumed;
+        len -= ev.consumed;
+        taal_stream_consume(f->stream, ev.consumed);
+        if (rc == HTTP_REQUEST_LINE) {
+            f->route = route_for(f->site, ev.target);
+            f->head = http_span_is(ev.method, "HEAD");
+        } else if (rc == HTTP_NEED_MORE) {
+            f->have = len;
+            return rc;
+        } else if (rc == HTTP_MESSAGE_DONE || rc < 0) {
+            return rc;
+        }
+    }
+}
+
+/* Queues the status line and headers of `route` (or of an error status
+ * with an empty body), and sets up the body. */
+static int start_response(conn_frame *f, const taal_http_route *route, int status)
+{
+    f->body = route != NULL ? route->body : "";
+    f->length = route != NULL ? (route->length ? route->length : strlen(route->body)) : 0;
+    f->repeat = route != NULL && route->repeat ? route->repeat : 1;
+    f->chunked = route != NULL && route->chunked;
+    if (f->head)
+        f->repeat = 0;
+    int n = snprintf(f->line, sizeof f->line, "HTTP/1.1 %d %s\r\nContent-Type: %s\r\n",
+                     status, reason(status),
+                     route != NULL && route->content_type ? route->content_type
+                                                          : "text/plain");
+    size_t used = (size_t)n;
+    if (f->chunked)
+        n = snprintf(f->line + used, sizeof f->line - used,
+                     "Transfer-Encoding: chunked\r\n");
+    else
+        n = snprintf(f->line + used, sizeof f->line - used, "Content-Length: %zu\r\n",
+                     f->length * (route != NULL && route->repeat ? route->repeat : 1));
+    used += (size_t)n;
+    n = snprintf(f->line + used, sizeof f->line - used, "%s\r\n",
+                 f->keep ? "" : "Connection: close\r\n");
+    used += (size_t)n;
+    f->rep = f->off = 0;
+    return taal_stream_write(f->stream, f->line, used);
+}
+
+/* Queues the next piece of the body (with its chunk framing); 1 when
+ * there is none left. */
+static int next_piece(conn_frame *f)
+{
+    if (f->off == f->length) {
+        f->off = 0;
+        f->rep++;
+    }
+    if (f->rep >= f->repeat || f->length == 0)
+        return 1;
+    size_t n = f->length - f->off < PIECE ? f->length - f->off : PIECE;
+    int rc = TAAL_OK;
+    if (f->chunked) {
+        int k = snprintf(f->line, sizeof f->line, "%zx\r\n", n);
+        rc = taal_stream_write(f->stream, f->line, (size_t)k);
+    }
+    if (rc == TAAL_OK)
+        rc = taal_stream_write(f->stream, f->body + f->off, n);
+    if (rc == TAAL_OK && f->chunked)
+        rc = taal_stream_write(f->stream, "\r\n", 2);
+    f->off += n;
+    return rc;
+}
+
+static void note_peak(conn_frame *f)
+{
+    if (f->stream->peak > f->site->peak)
+        f->site->peak = f->stream->peak;
+}
+
+static int conn_body(taal_coro *self)
+{
+    conn_frame *f = (conn_frame *)self;
+    int rc;
+    TAAL_BEGIN(f);
+    http_parser_init(&f->parser, HTTP_REQUEST, NULL);
+    for (;;) {
+        rc = parse_some(f);
+        if (rc == HTTP_NEED_MORE) {
+            TAAL_STREAM_FILL_STATUS(f->st, f->stream, f->have);
+            if (f->st == TAAL_EEOF && http_parse_eof(&f->parser) == HTTP_CLOSED)
+                break; /* the client is done: a clean end */
+            if (f->st != TAAL_OK) {
+                f->site->last_error = f->st;
+                break;
+            }
+            continue;
+        }
+        if (rc < 0) { /* a bad request: say which status, and hang up */
+            f->keep = false;
+            f->head = false;
+            start_response(f, NULL, http_error_status(rc));
+            break;
+        }
+        f->keep = f->parser.keep_alive;
+        f->st = start_response(f, f->route, f->route->status);
+        while (f->st == TAAL_OK && (rc = next_piece(f)) == TAAL_OK) {
+            note_peak(f);
+            if (f->stream->paused)
+                f->site->drains++;
+            TAAL_STREAM_DRAIN_STATUS(f->st, f->stream);
+        }
+        if (f->st == TAAL_OK && rc != 1)
+            f->st = rc;
+        note_peak(f);
+        if (f->st != TAAL_OK) {
+            f->site->last_error = f->st;
+            break;
+        }
+        if (f->chunked)
+            f->st = taal_stream_write(f->stream, "0\r\n\r\n", 5);
+        f->site->requests++;
+        if (!f->keep || f->st != TAAL_OK)
+            break;
+        http_parser_reset(&f->parser);
+    }
+    TAAL_STREAM_CLOSE_STATUS(f->st, f->stream);
+    TAAL_END();
+}
+
+int taal_http_serve(taal_loop *loop, const char *host, int port, taal_http_site *site,
+                    taal_server **server)
+{
+    if (site == NULL || (site->count > 0 && site->routes == NULL))
+        return TAAL_EINVAL;
+    conn_frame frame = {.site = site};
+    return taal_start_server(loop, host, port, conn_body, &frame, sizeof frame,
+                             offsetof(conn_frame, stream), server);
+}

@@ -1,0 +1,188 @@
+/*
+** test_http_client.c -- chapter 07: the HTTP client session against the
+** chapter's own server and a raw one: bodies by length and by chunks,
+** status codes, one keep-alive connection per host, pipelining in order,
+** and requests given up while in line.
+*/
+#include "http_support.h"
+
+static const char home[] = "home page\n";
+static char big[200000];
+static const taal_http_route routes[] = {
+    {"/", 200, "text/plain", home, 0, 0, false},
+    {"/chunks", 200, "text/plain", home, 0, 3, true},
+    {"/big", 200, NULL, big, sizeof big, 0, false},
+};
+
+typedef struct session_test {
+    taal_coro co;
+    int port;
+    const char *urls[6];
+    int count;
+    taal_http_session session;
+    taal_task *tasks[6];
+    int st[6];
+    size_t len[6];
+    int code[6];
+    int i, rc;
+} session_test;
+
+static int session_test_body(taal_coro *self)
+{
+    session_test *f = (session_test *)self;
+    TAAL_BEGIN(f);
+    taal_http_session_open(&f->session);
+    taal_http_session_map(&f->session, "site.example", "127.0.0.1", f->port);
+    for (f->i = 0; f->i < f->count; f->i++)
+        taal_task_create(taal_running_loop(), one_get_body,
+                         &(one_get){.session = &f->session, .url = f->urls[f->i]},
+                         sizeof(one_get), NULL, &f->tasks[f->i]);
+    for (f->i = 0; f->i < f->count; f->i++) {
+        TAAL_AWAIT_TASK_STATUS(f->st[f->i], f->tasks[f->i]);
+        one_get *g = taal_task_frame(f->tasks[f->i]);
+        f->len[f->i] = g->get.body_len;
+        f->code[f->i] = g->get.status_code;
+        if (g->get.body_len > 0 && g->get.body[g->get.body_len] != '\0')
+            f->st[f->i] = TAAL_EUSER; /* not NUL-terminated */
+        taal_http_get_free(&g->get);
+        taal_task_release(f->tasks[f->i]);
+    }
+    f->rc = taal_http_session_close(&f->session);
+    TAAL_END();
+}
+
+TEST(many_requests_at_once_share_one_keep_alive_connection_and_get_their_own_responses)
+{
+    int fds = open_fds();
+    memset(big, 'b', sizeof big);
+    taal_loop loop;
+    open_loop(&loop);
+    taal_http_site site = {routes, 3, 0, 0, 0, 0};
+    taal_server *server = NULL;
+    CHECK_EQ(taal_http_serve(&loop, "127.0.0.1", 0, &site, &server), TAAL_OK);
+    session_test t = {.port = server->port,
+                      .count = 6,
+                      .urls = {"http://site.example/", "http://site.example/big",
+                               "http://site.example/chunks",
+                               "http://site.example/nothing", "http://elsewhere.example/",
+                               "ftp://site.example/"}};
+    taal_task *task = NULL;
+    taal_task_create(&loop, session_test_body, &t, sizeof t, NULL, &task);
+    CHECK_EQ(taal_run_until_complete(&loop, taal_task_future(task)), TAAL_OK);
+    session_test *r = taal_task_frame(task);
+    CHECK_EQ(r->st[0], TAAL_OK);
+    CHECK_EQ(r->code[0], 200);
+    CHECK_EQ(r->len[0], strlen(home));
+    CHECK_EQ(r->st[1], TAAL_OK);
+    CHECK_EQ(r->len[1], sizeof big);
+    CHECK_EQ(r->st[2], TAAL_OK);
+    CHECK_EQ(r->len[2], 3 * strlen(home)); /* chunked, three pieces */
+    CHECK_EQ(r->st[3], TAAL_OK);           /* a 404 is a response */
+    CHECK_EQ(r->code[3], 404);
+    CHECK_EQ(r->len[3], strlen("not found\n"));
+    CHECK_EQ(r->st[4], TAAL_EADDR); /* a host the session was not told of */
+    CHECK_EQ(r->st[5], TAAL_EINVAL);
+    CHECK_EQ(r->rc, TAAL_OK);
+    CHECK_EQ(server->accepted, 1); /* one connection for all four */
+    CHECK_EQ(site.requests, 4);
+    taal_task_release(task);
+    taal_server_release(server);
+    for (int i = 0; i < 20 && live_objects(&loop) > 0; i++)
+        taal_run_once(&loop);
+    CHECK_EQ(live_objects(&loop), 0);
+    taal_loop_close(&loop);
+    CHECK_EQ(open_fds(), fds);
+}
+
+TEST(pipelined_responses_are_read_by_the_requests_they_answer_in_order)
+{
+    int fds = open_fds(), leaks;
+    const char *urls[] = {"http://t.example/slow/3", "http://t.example/chunked",
+                          "http://t.example/ok", "http://t.example/slow/1"};
+    result r[4];
+    CHECK_EQ(fetch_all(urls, 4, NULL, r, &leaks), TAAL_OK);
+    for (int i = 0; i < 4; i++) {
+        CHECK_EQ(r[i].st, TAAL_OK);
+        CHECK_STR(r[i].body, "hello");
+    }
+    CHECK_EQ(leaks, 0);
+    CHECK_EQ(open_fds(), fds);
+}
+
+TEST(a_request_given_up_in_line_leaves_its_response_to_be_dropped_by_the_next)
+{
+    /* /slow/5 is sent first and answered at 5 s; the second request waits
+     * in line behind it and is cancelled at 1 s; the third must still get
+     * its own response, not the second's. */
+    int fds = open_fds(), leaks;
+    const char *urls[] = {"http://t.example/slow/5", "http://t.example/chunked",
+                          "http://t.example/cutlen/200"};
+    double cancel_at[] = {0, 1, 0};
+    result r[3];
+    CHECK_EQ(fetch_all(urls, 3, cancel_at, r, &leaks), TAAL_OK);
+    CHECK_EQ(r[0].st, TAAL_OK);
+    CHECK_EQ(r[1].st, TAAL_ECANCELLED);
+    CHECK_EQ(r[2].st, TAAL_OK);
+    CHECK_STR(r[2].body, "hello");
+    CHECK_EQ(leaks, 0);
+    CHECK_EQ(open_fds(), fds);
+}
+
+TEST(a_request_given_up_while_it_reads_leaves_its_response_to_the_next)
+{
+    /* The first request holds the turn, reading, when it is cancelled at
+     * 2 s; its response comes at 3 s, and the second request drops it. */
+    int fds = open_fds(), leaks;
+    const char *urls[] = {"http://t.example/slow/3", "http://t.example/ok"};
+    double cancel_at[] = {2, 0};
+    result r[2];
+    CHECK_EQ(fetch_all(urls, 2, cancel_at, r, &leaks), TAAL_OK);
+    CHECK_EQ(r[0].st, TAAL_ECANCELLED);
+    CHECK_EQ(r[1].st, TAAL_OK);
+    CHECK_STR(r[1].body, "hello");
+    CHECK_EQ(leaks, 0);
+    CHECK_EQ(open_fds(), fds);
+}
+
+TEST(a_response_that_closes_the_connection_aborts_those_sent_behind_it)
+{
+    int fds = open_fds(), leaks;
+    const char *urls[] = {"http://t.example/close", "http://t.example/ok"};
+    result r[2];
+    CHECK_EQ(fetch_all(urls, 2, NULL, r, &leaks), TAAL_OK);
+    CHECK_EQ(r[0].st, TAAL_OK);
+    CHECK_STR(r[0].body, "ok");
+    CHECK_EQ(r[1].st, TAAL_ECONNABORTED);
+    CHECK_EQ(leaks, 0);
+    CHECK_EQ(open_fds(), fds);
+}
+
+TEST(bad_input_to_the_session_is_refused)
+{
+    taal_http_session s = {0};
+    taal_http_get g;
+    CHECK_EQ(taal_http_session_open(NULL), TAAL_EINVAL);
+    CHECK_EQ(taal_http_session_open(&s), TAAL_ENOTASK);
+    CHECK_EQ(taal_http_session_map(&s, "a", "127.0.0.1", 80), TAAL_EINVAL); /* not open */
+    CHECK_EQ(taal_http_session_close(NULL), TAAL_EINVAL);
+    CHECK_EQ(taal_http_session_close(&s), TAAL_OK);
+    CHECK_EQ(taal_http_get_init(NULL, &s, "http://a/"), TAAL_EINVAL);
+    CHECK_EQ(taal_http_get_init(&g, &s, NULL), TAAL_EINVAL);
+    taal_http_get_free(NULL);
+    CHECK_EQ(taal_http_serve(NULL, "127.0.0.1", 0, NULL, NULL), TAAL_EINVAL);
+}
+
+static const taal_test tests[] = {
+    TEST_ENTRY(
+        many_requests_at_once_share_one_keep_alive_connection_and_get_their_own_responses),
+    TEST_ENTRY(pipelined_responses_are_read_by_the_requests_they_answer_in_order),
+    TEST_ENTRY(a_request_given_up_in_line_leaves_its_response_to_be_dropped_by_the_next),
+    TEST_ENTRY(a_request_given_up_while_it_reads_leaves_its_response_to_the_next),
+    TEST_ENTRY(a_response_that_closes_the_connection_aborts_those_sent_behind_it),
+    TEST_ENTRY(bad_input_to_the_session_is_refused),
+};
+
+int main(int argc, char **argv)
+{
+    return taal_check_main(argc, argv, tests, TAAL_COUNT(tests));
+}
