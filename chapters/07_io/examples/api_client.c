@@ -95,27 +95,34 @@ typedef struct api_client {
     taal_coro co;
     taal_http_site site;
     taal_server *server;
-    int down_fd;
+    int down_fd, down_port;
     taal_http_session session;
+    taal_block with; /* async with aiohttp.ClientSession() as session: */
     taal_future *fetches[URLS];
     taal_future *all;
     int st;
 } api_client;
 
-static int run(api_client *f)
+/* The local server, and a port where nothing listens. */
+static int start(api_client *f)
+{
+    int rc = taal_http_serve(taal_running_loop(), "127.0.0.1", 0, &f->site, &f->server);
+    f->down_port = reserve_port(&f->down_fd);
+    if (rc == TAAL_OK && f->down_port < 0)
+        rc = TAAL_EIO;
+    return rc;
+}
+
+/* Inside the session's block: where the two hosts are, and a task per URL,
+ * gathered. */
+static int fetch_all(api_client *f)
 {
     taal_loop *loop = taal_running_loop();
-    int rc = taal_http_serve(loop, "127.0.0.1", 0, &f->site, &f->server);
-    int down = reserve_port(&f->down_fd);
-    if (rc == TAAL_OK && down < 0)
-        rc = TAAL_EIO;
-    if (rc == TAAL_OK) /* async with aiohttp.ClientSession() as session: */
-        rc = taal_http_session_open(&f->session);
+    int rc =
+        taal_http_session_map(&f->session, "api.example", "127.0.0.1", f->server->port);
     if (rc == TAAL_OK)
-        rc = taal_http_session_map(&f->session, "api.example", "127.0.0.1",
-                                   f->server->port);
-    if (rc == TAAL_OK)
-        rc = taal_http_session_map(&f->session, "down.example", "127.0.0.1", down);
+        rc =
+            taal_http_session_map(&f->session, "down.example", "127.0.0.1", f->down_port);
     for (int i = 0; i < URLS && rc == TAAL_OK; i++) {
         taal_task *task;
         rc = taal_task_create(loop, fetch_body, &(fetch){.session = &f->session, .i = i},
@@ -133,13 +140,18 @@ static int api_client_body(taal_coro *self)
     TAAL_BEGIN(f);
     f->down_fd = -1;
     f->site = (taal_http_site){routes, sizeof routes / sizeof routes[0], 0, 0, 0, 0};
-    f->st = run(f);
+    f->st = start(f);
     if (f->st != TAAL_OK)
         TAAL_FAIL(f->st);
-    TAAL_AWAIT_FUTURE(f->all);
+    TAAL_ASYNC_WITH(&f->with, &f->session) { /* opened here, closed on every way out */
+        f->st = fetch_all(f);
+        if (f->st != TAAL_OK)
+            TAAL_FAIL(f->st);
+        TAAL_AWAIT_FUTURE(f->all);
+    }
+    TAAL_ASYNC_WITH_END(&f->with);
     for (int i = 0; i < URLS; i++)
         puts(lines[i]);
-    taal_http_session_close(&f->session);
     printf("the server accepted %zu connection and answered %zu requests\n",
            f->server->accepted, f->site.requests);
     for (int i = 0; i < URLS; i++)

@@ -2241,13 +2241,16 @@ int taal__actx_init_named(taal_actx *manager, taal_body_fn enter, taal_body_fn e
 extern const taal_actx_type taal__semaphore_actx;
 extern const taal_actx_type taal__lock_actx;
 extern const taal_actx_type taal__coroutine_actx;
+struct taal_http_session; /* chapter 07: taal_http.h */
+extern const taal_actx_type taal__http_session_actx;
 /* The type of a manager, chosen at compile time: anything else is a
  * compile error ("not compatible with any association"). */
-#define TAAL__ACTX_TYPE(manager)                  \
-    _Generic((manager), taal_semaphore *          \
-             : &taal__semaphore_actx, taal_lock * \
-             : &taal__lock_actx, taal_actx *      \
-             : &taal__coroutine_actx)
+#define TAAL__ACTX_TYPE(manager)                                 \
+    _Generic((manager), taal_semaphore *                         \
+             : &taal__semaphore_actx, taal_lock *                \
+             : &taal__lock_actx, taal_actx *                     \
+             : &taal__coroutine_actx, struct taal_http_session * \
+             : &taal__http_session_actx)
 void taal__with_begin(taal_coro *co, taal_block *block, const taal_actx_type *type,
                       void *manager, int line);
 int taal__with_enter(taal_coro *co, taal_block *block);
@@ -2259,8 +2262,9 @@ int taal__with_end(taal_block *block);
 
 /** `async with manager as value:` runs the statement that follows (the
  *  body, usually braces) between the enter and the exit of @p manager: a
- *  `taal_semaphore *` (acquire and release), a `taal_lock *`, or a
- *  `taal_actx *` (its coroutines); anything else fails to compile.
+ *  `taal_semaphore *` (acquire and release), a `taal_lock *`, a
+ *  `taal_actx *` (its coroutines), or chapter 07's `taal_http_session *`
+ *  (open and close); anything else fails to compile.
  *  @p block is its taal_block, a frame field; `block->value` is what the
  *  enter gave. The body may await, and may leave by its end, `break`,
  *  `continue`, or a return (TAAL_FAIL, a failing await), which taal_send()

@@ -4,17 +4,18 @@
 **
 **   Python (aiohttp)                  taal
 **   --------------------------------  -------------------------------------
-**   async with ClientSession() as s:  taal_http_session_open(&f->session);
-**                                     ... (the body) ...
-**                                     taal_http_session_close(&f->session);
+**   async with ClientSession() as s:  TAAL_ASYNC_WITH(&f->with, &f->session) {
+**                                         ... (the body) ...
+**                                     } TAAL_ASYNC_WITH_END(&f->with);
+**                                     (or taal_http_session_open(), ..., _close())
 **   async with s.get(url) as r:       taal_http_get_init(&f->get, &f->session, url);
 **       data = await r.text()         TAAL_AWAIT_STATUS(f->st, &f->get);
 **                                     ... f->get.status_code, f->get.body ...
 **                                     taal_http_get_free(&f->get);
 **
-** (Chapter 06's TAAL_ASYNC_WITH takes a semaphore, a lock or a coroutine
-** manager; a session is none of these, so its open and close are spelt
-** out, and so is a request's free.)
+** (A session is a manager for chapter 06's TAAL_ASYNC_WITH: its enter
+** opens it, its exit closes it, however the block ends. A request's
+** response is freed by hand.)
 **
 ** The session keeps one keep-alive connection per host, and requests made
 ** at the same time share it by *pipelining*: each request is written as

@@ -120,6 +120,29 @@ int taal_http_session_close(taal_http_session *session)
     return TAAL_OK;
 }
 
+/* `async with session:` (chapter 06's TAAL_ASYNC_WITH): the enter opens the
+ * session and gives it as the block's value, the exit closes it. Neither
+ * waits. An exit that finds a request still waiting fails with TAAL_EBUSY
+ * and leaves the session open: closing the loop closes its connections. */
+static int session_enter(void *manager, taal_block *block, bool resumed)
+{
+    (void)resumed;
+    int rc = taal_http_session_open(manager);
+    if (rc == TAAL_OK)
+        block->value = manager;
+    return rc;
+}
+
+static int session_exit(void *manager, taal_block *block, bool resumed)
+{
+    (void)block;
+    (void)resumed;
+    return taal_http_session_close(manager);
+}
+
+const taal_actx_type taal__http_session_actx = {"http session", session_enter,
+                                                session_exit};
+
 /* ---- one request ---------------------------------------------------------------- */
 
 static int get_body(taal_coro *self);

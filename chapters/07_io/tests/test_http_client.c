@@ -2,7 +2,8 @@
 ** test_http_client.c -- chapter 07: the HTTP client session against the
 ** chapter's own server and a raw one: bodies by length and by chunks,
 ** status codes, one keep-alive connection per host, pipelining in order,
-** and requests given up while in line.
+** requests given up while in line, and the session as the manager of an
+** `async with` block.
 */
 #include "http_support.h"
 
@@ -157,6 +158,105 @@ TEST(a_response_that_closes_the_connection_aborts_those_sent_behind_it)
     CHECK_EQ(open_fds(), fds);
 }
 
+/* ---- the session as an async context manager (chapter 06's async with) ---- */
+
+typedef struct with_test {
+    taal_coro co;
+    int port;
+    const char *url;
+    bool fail;          /* the body fails with TAAL_EUSER after its request */
+    bool leave_waiting; /* the body leaves while its request still waits */
+    taal_http_session session;
+    taal_block with;
+    taal_task *task;
+    bool open_inside, value_is_session, open_after;
+    int got, st, closed;
+} with_test;
+
+static int with_test_body(taal_coro *self)
+{
+    with_test *f = (with_test *)self;
+    TAAL_BEGIN(f);
+    TAAL_ASYNC_WITH(&f->with, &f->session) {
+        f->open_inside = f->session.open;
+        f->value_is_session = f->with.value == &f->session;
+        taal_http_session_map(&f->session, "t.example", "127.0.0.1", f->port);
+        taal_task_create(taal_running_loop(), one_get_body,
+                         &(one_get){.session = &f->session, .url = f->url},
+                         sizeof(one_get), NULL, &f->task);
+        if (f->leave_waiting)
+            TAAL_SLEEP(1); /* the request is sent, its answer comes at 5 s */
+        else
+            TAAL_AWAIT_TASK_STATUS(f->got, f->task);
+        if (f->fail)
+            TAAL_FAIL(TAAL_EUSER);
+    }
+    TAAL_ASYNC_WITH_END_STATUS(f->st, &f->with);
+    f->open_after = f->session.open;
+    if (f->leave_waiting) { /* the exit refused: end the request, then close */
+        taal_task_cancel(f->task);
+        TAAL_AWAIT_TASK_STATUS(f->got, f->task);
+        f->closed = taal_http_session_close(&f->session);
+    }
+    taal_http_get_free(&((one_get *)taal_task_frame(f->task))->get);
+    taal_task_release(f->task);
+    TAAL_END();
+}
+
+/* Runs `t` in a task against a raw server, and checks that nothing is
+ * left: no object in the loop, no descriptor open. */
+static void run_with_test(with_test *t)
+{
+    int fds = open_fds();
+    taal_loop loop;
+    open_loop(&loop);
+    taal_server *server = raw_server(&loop);
+    CHECK(server != NULL);
+    t->port = server->port;
+    taal_task *task = NULL;
+    CHECK_EQ(taal_task_create(&loop, with_test_body, t, sizeof *t, "with", &task),
+             TAAL_OK);
+    CHECK_EQ(taal_run_until_complete(&loop, taal_task_future(task)), TAAL_OK);
+    *t = *(with_test *)taal_task_frame(task);
+    taal_task_release(task);
+    taal_server_release(server);
+    for (int i = 0; i < 50 && live_objects(&loop) > 0; i++)
+        taal_run_once(&loop);
+    CHECK_EQ(live_objects(&loop), 0);
+    taal_loop_close(&loop);
+    CHECK_EQ(open_fds(), fds);
+}
+
+TEST(a_session_is_an_async_context_manager_open_inside_its_block_closed_after)
+{
+    with_test t = {.url = "http://t.example/ok"};
+    run_with_test(&t);
+    CHECK(t.open_inside);
+    CHECK(t.value_is_session); /* `as session` */
+    CHECK_EQ(t.got, TAAL_OK);
+    CHECK_EQ(t.st, TAAL_OK);
+    CHECK(!t.open_after);
+}
+
+TEST(a_failing_block_still_closes_the_session_and_keeps_its_error)
+{
+    with_test t = {.url = "http://t.example/ok", .fail = true};
+    run_with_test(&t);
+    CHECK_EQ(t.got, TAAL_OK);
+    CHECK_EQ(t.st, TAAL_EUSER);
+    CHECK(!t.open_after);
+}
+
+TEST(a_sessions_exit_with_a_request_still_waiting_fails_busy_and_leaves_it_open)
+{
+    with_test t = {.url = "http://t.example/slow/5", .leave_waiting = true};
+    run_with_test(&t);
+    CHECK_EQ(t.st, TAAL_EBUSY);
+    CHECK(t.open_after);
+    CHECK_EQ(t.got, TAAL_ECANCELLED);
+    CHECK_EQ(t.closed, TAAL_OK);
+}
+
 TEST(bad_input_to_the_session_is_refused)
 {
     taal_http_session s = {0};
@@ -179,6 +279,10 @@ static const taal_test tests[] = {
     TEST_ENTRY(a_request_given_up_in_line_leaves_its_response_to_be_dropped_by_the_next),
     TEST_ENTRY(a_request_given_up_while_it_reads_leaves_its_response_to_the_next),
     TEST_ENTRY(a_response_that_closes_the_connection_aborts_those_sent_behind_it),
+    TEST_ENTRY(a_session_is_an_async_context_manager_open_inside_its_block_closed_after),
+    TEST_ENTRY(a_failing_block_still_closes_the_session_and_keeps_its_error),
+    TEST_ENTRY(
+        a_sessions_exit_with_a_request_still_waiting_fails_busy_and_leaves_it_open),
     TEST_ENTRY(bad_input_to_the_session_is_refused),
 };
 
