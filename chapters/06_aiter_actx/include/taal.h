@@ -1846,6 +1846,9 @@ struct taal_block {
     uint8_t misused; /**< BEGINs of this block while it was open (an error) */
     bool resumed;    /**< the step in progress suspended: the next is a resume */
     bool suppress;   /**< with: the exit swallowed the body's error */
+    bool returned;   /**< the body left by a successful return (TAAL_RETURN):
+                          once the exit or close is over, the coroutine
+                          returns too, instead of going on after the END */
 };
 /** @} */
 
@@ -1962,6 +1965,7 @@ int taal__for_next(taal_block *block);
 bool taal__for_inside(const taal_block *block);
 int taal__for_close(taal_coro *co, taal_block *block);
 int taal__for_end(taal_block *block);
+bool taal__block_returns(const taal_block *block, int outcome);
 /** @endcond */
 
 /** `async for value in it:`, with the guarantee of
@@ -1970,9 +1974,10 @@ int taal__for_end(taal_block *block);
  *  the value in `block->value`, and closes @p it when the loop ends, however
  *  it ends. @p block is the loop's taal_block, a frame field. The loop ends
  *  when the iterator has no more values, when an anext fails, at a `break`,
- *  or when the body returns (TAAL_FAIL, a failing await such as a cancelled
- *  TAAL_SLEEP): taal_send() then resumes the body here, to close the
- *  iterator. The block may await. Close with TAAL_ASYNC_FOR_END:
+ *  or when the body returns (TAAL_RETURN, TAAL_FAIL, a failing await such
+ *  as a cancelled TAAL_SLEEP): taal_send() then resumes the body here, to
+ *  close the iterator, and after the close a return returns and an error
+ *  fails. The block may await. Close with TAAL_ASYNC_FOR_END:
  *
  *      TAAL_ASYNC_FOR(&f->loop, &f->ticks.gen) {
  *          printf("%d\n", *(int *)f->loop.value);
@@ -2020,6 +2025,8 @@ int taal__for_end(taal_block *block);
         if (taal__for_close(taal__self, (block)) == TAAL_SUSPENDED) \
             return TAAL_SUSPENDED;                                  \
         (status_lvalue) = taal__for_end(block);                     \
+        if (taal__block_returns((block), (status_lvalue)))          \
+            return TAAL_OK;                                         \
     } while (0)
 /** @endcond */
 /** @} */
@@ -2243,9 +2250,13 @@ int taal__with_end(taal_block *block);
  *  `taal_actx *` (its coroutines); anything else fails to compile.
  *  @p block is its taal_block, a frame field; `block->value` is what the
  *  enter gave. The body may await, and may leave by its end, `break`,
- *  `continue`, or a return (TAAL_FAIL, a failing await), which taal_send()
- *  turns into a way out through the exit. Close with TAAL_ASYNC_WITH_END.
- *  Its first line is a resume point, and so is TAAL_ASYNC_WITH_END's. */
+ *  `continue`, or a return (TAAL_RETURN, TAAL_FAIL, a failing await), which
+ *  taal_send() turns into a way out through the exit; after the exit, a
+ *  return returns. The form is a `for` that runs once: a `break` or
+ *  `continue` in its body leaves this block only, not a loop around it
+ *  (Python's would end or go on with that loop). Close with
+ *  TAAL_ASYNC_WITH_END. Its first line is a resume point, and so is
+ *  TAAL_ASYNC_WITH_END's. */
 #define TAAL_ASYNC_WITH(block, manager)                                        \
     taal__with_begin(taal__self, (block), TAAL__ACTX_TYPE(manager), (manager), \
                      __LINE__);                                                \
@@ -2272,6 +2283,8 @@ int taal__with_end(taal_block *block);
         if (taal__with_exit(taal__self, (block)) == TAAL_SUSPENDED) \
             return TAAL_SUSPENDED;                                  \
         (status_lvalue) = taal__with_end(block);                    \
+        if (taal__block_returns((block), (status_lvalue)))          \
+            return TAAL_OK;                                         \
     } while (0)
 
 /** Ends the block of TAAL_ASYNC_WITH, failing the coroutine if the outcome

@@ -68,6 +68,7 @@ typedef struct user {
     double body_nap;
     int body_fails;
     bool body_breaks;
+    bool body_returns; /* TAAL_RETURN_VALUE(&f->a) */
     int st;
     bool value_is_the_manager; /* `as value` gave the manager's frame */
     bool after;
@@ -87,6 +88,8 @@ static int user_body(taal_coro *self)
             TAAL_FAIL(f->body_fails);
         if (f->body_breaks)
             break;
+        if (f->body_returns)
+            TAAL_RETURN_VALUE(&f->a);
         note("body-end ");
     }
     TAAL_ASYNC_WITH_END_STATUS(f->st, &f->with);
@@ -139,6 +142,24 @@ TEST(a_break_leaves_through_the_exit)
     CHECK(run_task(user_body, &fr, sizeof fr, &st));
     CHECK_EQ(st, TAAL_OK);
     CHECK_STR(trace, "a+ body@0 a-0 st=0@0");
+}
+
+TEST(a_return_from_the_body_runs_the_exit_and_returns)
+{
+    /* Python: `return` inside `async with` runs __aexit__ (with no
+     * exception), then returns: the code after the block does not run. */
+    user fr = {.a = {.name = "a", .exit_nap = 1}, .body_returns = true};
+    int st;
+    CHECK(run_task(user_body, &fr, sizeof fr, &st));
+    CHECK_EQ(st, TAAL_OK);
+    CHECK_STR(trace, "a+ body@0 a-0 ");
+    CHECK(!fr.after);
+    CHECK(fr.co.value != NULL); /* the value it returned is kept */
+    CHECK_EQ(fr.a.exits, 1);
+    user failing = {.a = {.name = "a", .exit_fails = TAAL_EUSER}, .body_returns = true};
+    CHECK(run_task(user_body, &failing, sizeof failing, &st));
+    CHECK_EQ(st, TAAL_EUSER); /* the exit's error replaces the return */
+    CHECK(failing.after);     /* ... and the _STATUS form hands it on */
 }
 
 TEST(if_the_enter_fails_neither_the_body_nor_the_exit_runs)
@@ -230,7 +251,8 @@ static int two_body(taal_coro *self)
         }
         TAAL_ASYNC_WITH_END_STATUS(f->inner_st, f->same_block ? &f->outer : &f->inner);
         notef("inner=%d ", f->inner_st);
-        TAAL_FAIL(f->inner_st);
+        if (f->inner_st != TAAL_OK)
+            TAAL_FAIL(f->inner_st);
     }
     TAAL_ASYNC_WITH_END_STATUS(f->st, &f->outer);
     notef("outer=%d", f->st);
@@ -608,6 +630,7 @@ static const taal_test tests[] = {
     TEST_ENTRY(the_exit_sees_an_error_of_the_body_which_goes_on_after_it),
     TEST_ENTRY(the_exit_may_swallow_the_error_and_the_code_after_the_block_runs),
     TEST_ENTRY(a_break_leaves_through_the_exit),
+    TEST_ENTRY(a_return_from_the_body_runs_the_exit_and_returns),
     TEST_ENTRY(if_the_enter_fails_neither_the_body_nor_the_exit_runs),
     TEST_ENTRY(an_error_of_the_exit_replaces_the_body_s),
     TEST_ENTRY(a_cancel_in_the_body_runs_the_exit_which_may_await),

@@ -69,9 +69,10 @@ typedef struct consumer {
     taal_coro co;
     counter c;
     taal_block loop;
-    int break_after; /* `break` after this many values */
-    int fail_after;  /* TAAL_FAIL(TAAL_EUSER) in the body after this many */
-    double body_nap; /* the body sleeps this long for each value */
+    int break_after;  /* `break` after this many values */
+    int fail_after;   /* TAAL_FAIL(TAAL_EUSER) in the body after this many */
+    int return_after; /* TAAL_RETURN_VALUE(&f->seen) after this many */
+    double body_nap;  /* the body sleeps this long for each value */
     int seen, st;
     bool after; /* the code after the loop ran */
 } consumer;
@@ -88,6 +89,8 @@ static int consumer_body(taal_coro *self)
             TAAL_SLEEP(f->body_nap);
         if (f->seen == f->fail_after)
             TAAL_FAIL(TAAL_EUSER);
+        if (f->seen == f->return_after)
+            TAAL_RETURN_VALUE(&f->seen);
         if (f->seen == f->break_after)
             break;
     }
@@ -202,6 +205,20 @@ TEST(an_error_in_the_loop_body_closes_the_generator_then_propagates)
     /* the status form of END gets it, after the close, and carries on */
     CHECK_STR(trace, "v1 v2 cleanup cleaned end=-1000");
     CHECK(fr.after);
+    CHECK_EQ(fr.c.exit_seen, TAAL_EGENEXIT);
+}
+
+TEST(a_return_from_the_loop_body_closes_the_generator_and_returns)
+{
+    /* Python: `return` inside `async for` (with aclosing) closes the
+     * generator, then returns: the code after the loop does not run. */
+    consumer fr = {.c = {.n = 5, .cleanup_nap = 1}, .return_after = 2};
+    int st;
+    CHECK(run_task(consumer_body, &fr, sizeof fr, &st));
+    CHECK_EQ(st, TAAL_OK);
+    CHECK_STR(trace, "v1 v2 cleanup cleaned ");
+    CHECK(!fr.after);
+    CHECK(fr.co.value != NULL); /* the value it returned is kept */
     CHECK_EQ(fr.c.exit_seen, TAAL_EGENEXIT);
 }
 
@@ -637,6 +654,7 @@ static const taal_test tests[] = {
     TEST_ENTRY(a_generator_that_awaits_suspends_its_consumer_at_each_await),
     TEST_ENTRY(a_break_closes_the_generator_at_once_and_its_cleanup_sees_the_close),
     TEST_ENTRY(an_error_in_the_loop_body_closes_the_generator_then_propagates),
+    TEST_ENTRY(a_return_from_the_loop_body_closes_the_generator_and_returns),
     TEST_ENTRY(an_error_in_the_generator_runs_its_cleanup_and_reaches_the_consumer),
     TEST_ENTRY(a_generator_that_returns_early_runs_its_cleanup_and_ends_the_loop),
     TEST_ENTRY(a_generator_may_not_raise_stop_it_fails_with_estray),

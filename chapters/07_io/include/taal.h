@@ -4,15 +4,15 @@
 ** client and server.
 **
 ** Everything of the chapters before is here unchanged, but for one option
-** (taal_loop_options.io_interval) and the loop's fields for I/O; the new
-** parts are the sections from "I/O status codes" to "Connections and
-** servers" at the end. Chapter 05 made tasks cancellable, with timeouts,
-** shield and task groups; this chapter's every await is a cancellation
-** point of that kind, and a timeout is a timeout scope around it.
+** (taal_loop_options.io_interval), the loop's fields for I/O, and one more
+** kind of manager for `async with` (the HTTP session); the new parts are
+** the sections from "I/O status codes" to "Connections and servers" at the
+** end. Every await of this chapter is a cancellation point as chapter 05
+** made them, and a timeout is a timeout scope around it.
 **
-** Chapter 06, before it, gave cleanup a shape. An async iterator produces values
-** one await at a time (asyncio's __aiter__/__anext__), and says that it has
-** no more with TAAL_STOP, a status that is not an error
+** Chapter 06, the one before, gave cleanup a shape. An async iterator
+** produces values one await at a time (asyncio's __aiter__/__anext__), and
+** says that it has no more with TAAL_STOP, a status that is not an error
 ** (StopAsyncIteration). An async generator is a coroutine that both awaits
 ** and yields values to its consumer; closing it runs its cleanup, which
 ** may await. An async context manager has an enter and an exit that are
@@ -1866,6 +1866,9 @@ struct taal_block {
     uint8_t misused; /**< BEGINs of this block while it was open (an error) */
     bool resumed;    /**< the step in progress suspended: the next is a resume */
     bool suppress;   /**< with: the exit swallowed the body's error */
+    bool returned;   /**< the body left by a successful return (TAAL_RETURN):
+                          once the exit or close is over, the coroutine
+                          returns too, instead of going on after the END */
 };
 /** @} */
 
@@ -1982,6 +1985,7 @@ int taal__for_next(taal_block *block);
 bool taal__for_inside(const taal_block *block);
 int taal__for_close(taal_coro *co, taal_block *block);
 int taal__for_end(taal_block *block);
+bool taal__block_returns(const taal_block *block, int outcome);
 /** @endcond */
 
 /** `async for value in it:`, with the guarantee of
@@ -1990,9 +1994,10 @@ int taal__for_end(taal_block *block);
  *  the value in `block->value`, and closes @p it when the loop ends, however
  *  it ends. @p block is the loop's taal_block, a frame field. The loop ends
  *  when the iterator has no more values, when an anext fails, at a `break`,
- *  or when the body returns (TAAL_FAIL, a failing await such as a cancelled
- *  TAAL_SLEEP): taal_send() then resumes the body here, to close the
- *  iterator. The block may await. Close with TAAL_ASYNC_FOR_END:
+ *  or when the body returns (TAAL_RETURN, TAAL_FAIL, a failing await such
+ *  as a cancelled TAAL_SLEEP): taal_send() then resumes the body here, to
+ *  close the iterator, and after the close a return returns and an error
+ *  fails. The block may await. Close with TAAL_ASYNC_FOR_END:
  *
  *      TAAL_ASYNC_FOR(&f->loop, &f->ticks.gen) {
  *          printf("%d\n", *(int *)f->loop.value);
@@ -2040,6 +2045,8 @@ int taal__for_end(taal_block *block);
         if (taal__for_close(taal__self, (block)) == TAAL_SUSPENDED) \
             return TAAL_SUSPENDED;                                  \
         (status_lvalue) = taal__for_end(block);                     \
+        if (taal__block_returns((block), (status_lvalue)))          \
+            return TAAL_OK;                                         \
     } while (0)
 /** @endcond */
 /** @} */
@@ -2267,9 +2274,13 @@ int taal__with_end(taal_block *block);
  *  (open and close); anything else fails to compile.
  *  @p block is its taal_block, a frame field; `block->value` is what the
  *  enter gave. The body may await, and may leave by its end, `break`,
- *  `continue`, or a return (TAAL_FAIL, a failing await), which taal_send()
- *  turns into a way out through the exit. Close with TAAL_ASYNC_WITH_END.
- *  Its first line is a resume point, and so is TAAL_ASYNC_WITH_END's. */
+ *  `continue`, or a return (TAAL_RETURN, TAAL_FAIL, a failing await), which
+ *  taal_send() turns into a way out through the exit; after the exit, a
+ *  return returns. The form is a `for` that runs once: a `break` or
+ *  `continue` in its body leaves this block only, not a loop around it
+ *  (Python's would end or go on with that loop). Close with
+ *  TAAL_ASYNC_WITH_END. Its first line is a resume point, and so is
+ *  TAAL_ASYNC_WITH_END's. */
 #define TAAL_ASYNC_WITH(block, manager)                                        \
     taal__with_begin(taal__self, (block), TAAL__ACTX_TYPE(manager), (manager), \
                      __LINE__);                                                \
@@ -2296,6 +2307,8 @@ int taal__with_end(taal_block *block);
         if (taal__with_exit(taal__self, (block)) == TAAL_SUSPENDED) \
             return TAAL_SUSPENDED;                                  \
         (status_lvalue) = taal__with_end(block);                    \
+        if (taal__block_returns((block), (status_lvalue)))          \
+            return TAAL_OK;                                         \
     } while (0)
 
 /** Ends the block of TAAL_ASYNC_WITH, failing the coroutine if the outcome

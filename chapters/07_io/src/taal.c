@@ -104,8 +104,10 @@ bool taal_coro_done(const taal_coro *co)
 ** A body returned `rc` from inside an open block: the block takes `rc` as
 ** how its body ended, and the body is resumed at the block's first line,
 ** whose code sees the block leaving and goes to the block's END: the exit
-** or the close runs, and the body carries on after the block with the
-** outcome, as Python carries an exception through a `finally`. A status
+** or the close runs, as Python runs a `finally` on the way out. Then an
+** error goes on with the outcome (an END fails with it; an exit may have
+** swallowed it, and the body carries on after the block), and a
+** successful return returns: the END returns TAAL_OK. A status
 ** no body may end with (a positive one other than TAAL_STOP) is
 ** TAAL_EINVAL here, as it would be below.
 */
@@ -113,6 +115,7 @@ static int leave_block(taal_coro *co, int rc)
 {
     taal_block *block = co->blocks;
     block->status = rc <= 0 || rc == TAAL_STOP ? rc : TAAL_EINVAL;
+    block->returned = rc == TAAL_OK; /* a `return`: the END returns too */
     block->phase = TAAL_BLOCK_LEAVING;
     co->point = block->line;
     rc = co->body(co);
@@ -125,6 +128,13 @@ static int leave_block(taal_coro *co, int rc)
         rc = TAAL_EPOINT;
     }
     return rc;
+}
+
+/* After a block's exit or close: was the block left by a successful
+ * return, whose outcome stayed TAAL_OK? Then its END returns as well. */
+bool taal__block_returns(const taal_block *block, int outcome)
+{
+    return block != NULL && block->returned && outcome == TAAL_OK;
 }
 
 /*
