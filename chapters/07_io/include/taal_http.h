@@ -175,7 +175,7 @@ typedef struct taal_http_site {
 } taal_http_site;
 
 /** Starts serving @p site on the numeric @p host and @p port (0: any; read
- *  it in (*server)->port). Close it as any server (taal_server.h:
+ *  it in (*server)->port). Close it as any server (taal.h:
  *  TAAL_SERVER_CLOSE_STATUS). The errors of taal_start_server(). */
 int taal_http_serve(taal_loop *loop, const char *host, int port, taal_http_site *site,
                     taal_server **server);
