@@ -10,6 +10,8 @@
 */
 #include "support.h"
 
+#include <math.h>
+
 /* ---- a coroutine to await, or not ----------------------------------------------------
  */
 
@@ -381,6 +383,33 @@ TEST(a_task_cancelled_before_its_first_step_is_not_reported)
     taal_loop_close(&loop);
 }
 
+/* ---- bad input ------------------------------------------------------------------ */
+
+typedef struct bad_nap {
+    taal_coro co;
+    taal_sleep nap;
+    int st;
+} bad_nap;
+
+static int bad_nap_body(taal_coro *self)
+{
+    bad_nap *f = (bad_nap *)self;
+    TAAL_BEGIN(f);
+    taal_sleep_init(&f->nap, NAN);
+    TAAL_AWAIT_STATUS(f->st, &f->nap);
+    TAAL_END();
+}
+
+TEST(a_sleep_of_null_is_refused_and_one_of_nan_fails_when_awaited)
+{
+    CHECK_EQ(taal_sleep_init(NULL, 1), TAAL_EINVAL);
+    bad_nap fr = {0};
+    int st;
+    CHECK(run_task(bad_nap_body, &fr, sizeof fr, &st));
+    CHECK_EQ(st, TAAL_OK); /* the body went on with the status */
+    CHECK_EQ(fr.st, TAAL_EINVAL);
+}
+
 static const taal_test tests[] = {
     TEST_ENTRY(
         a_coroutine_initialised_in_a_task_and_never_awaited_is_reported_when_it_ends),
@@ -395,6 +424,7 @@ static const taal_test tests[] = {
     TEST_ENTRY(a_task_still_pending_at_close_has_its_frame_checked_too),
     TEST_ENTRY(a_copied_frame_cannot_make_the_check_loop_forever),
     TEST_ENTRY(a_task_cancelled_before_its_first_step_is_not_reported),
+    TEST_ENTRY(a_sleep_of_null_is_refused_and_one_of_nan_fails_when_awaited),
 };
 
 int main(int argc, char **argv)
