@@ -505,8 +505,8 @@ static bool run_side(const options *o, int s, int side, const char *python, resu
 static void print_table(const options *o, const results *all)
 {
     char a[32], b[32], c[32], d[32], e[32];
-    printf("\n| scenario | metric | unit | C median | Python median | Python/C "
-           "| C peak RSS | Python peak RSS |\n");
+    printf("\n| scenario | metric | unit | C median | Python median "
+           "| Python/C (a rate: C/Python) | C peak RSS | Python peak RSS |\n");
     printf("|---|---|---|---:|---:|---:|---:|---:|\n");
     for (int s = 0; s < SCENARIOS; s++) {
         if (o->only != NULL && strcmp(o->only, scenarios[s].name) != 0)
@@ -517,9 +517,14 @@ static void print_table(const options *o, const results *all)
             bool has_c = m->count[SIDE_C] > 0, has_py = m->count[SIDE_PY] > 0;
             double mc = has_c ? median(m->values[SIDE_C], m->count[SIDE_C]) : 0;
             double mp = has_py ? median(m->values[SIDE_PY], m->count[SIDE_PY]) : 0;
+            /* How many times better the C side is: for a cost (ns, bytes,
+               seconds) Python's over C's, for a rate (per_s) C's over
+               Python's. */
+            bool rate = strcmp(m->unit, "per_s") == 0;
+            double better = rate ? (mp > 0 ? mc / mp : 0) : (mc > 0 ? mp / mc : 0);
             snprintf(c, sizeof c, "-");
-            if (has_c && has_py && mc > 0)
-                snprintf(c, sizeof c, mp / mc >= 10 ? "%.0fx" : "%.1fx", mp / mc);
+            if (has_c && has_py && better > 0)
+                snprintf(c, sizeof c, better >= 10 ? "%.0fx" : "%.1fx", better);
             snprintf(d, sizeof d, "-");
             snprintf(e, sizeof e, "-");
             if (i == 0 && res->runs[SIDE_C] > 0)
