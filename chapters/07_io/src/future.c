@@ -273,7 +273,7 @@ static gather *gather_alloc(taal_loop *loop, size_t count)
     gather *g = taal__alloc(sizeof(gather) + count * slot_bytes);
     if (g == NULL)
         return NULL;
-    memset(g, 0, sizeof(gather) + count * slot_bytes);
+    memset(g, 0, sizeof(gather)); /* the slots are set one by one by taal_gather */
     taal__future_init_heap(&g->future, loop, TAAL_FUTURE_GATHER);
     g->future.refs = 2; /* the creator's, and its own while pending */
     g->count = g->remaining = count;
@@ -302,6 +302,7 @@ int taal_gather_ex(taal_loop *loop, size_t count, taal_future *const futures[],
     *gathered = &g->future;
     for (size_t i = 0; i < count; i++) {
         gather_slot *slot = &g->slots[i];
+        slot->handle = (taal_handle){0}; /* idle */
         slot->gather = g;
         slot->child = futures[i];
         taal__future_retain(futures[i]);
@@ -437,7 +438,7 @@ static waiter *wait_alloc(size_t count)
     waiter *w = taal__alloc(sizeof(waiter) + count * slot_bytes);
     if (w == NULL)
         return NULL;
-    memset(w, 0, sizeof(waiter) + count * slot_bytes);
+    memset(w, 0, sizeof(waiter)); /* the slots are set one by one by taal_wait */
     w->sorted = (taal_future **)(void *)(w->slots + count);
     w->count = w->pending = count;
     return w;
@@ -468,6 +469,7 @@ int taal_wait(taal_loop *loop, size_t count, taal_future *const futures[],
     w->mode = mode;
     for (size_t i = 0; i < count; i++) {
         wait_slot *slot = &w->slots[i];
+        slot->handle = (taal_handle){0}; /* idle */
         slot->wait = w;
         slot->child = futures[i];
         taal__future_retain(futures[i]);

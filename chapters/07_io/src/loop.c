@@ -512,22 +512,6 @@ bool taal_handle_cancelled(const taal_handle *handle)
     return handle != NULL && handle->cancelled;
 }
 
-/* A plain callback is called with its data. A done-callback is called with
- * its future too, and then drops the reference its handle held: the future
- * was kept alive until its callback had run. The handle is read before the
- * call, never after, since the callback may reuse its storage. */
-void taal__handle_run(taal_handle *handle)
-{
-    taal_future *future = handle->future;
-    if (future == NULL) {
-        handle->fn.call(handle->data);
-        return;
-    }
-    handle->future = NULL;
-    handle->fn.done(future, handle->data);
-    taal__future_unref(future);
-}
-
 /* ---- the ready queue: one FIFO per priority -------------------------------- */
 
 /*
