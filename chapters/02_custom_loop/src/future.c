@@ -279,21 +279,29 @@ int taal_gather(taal_loop *loop, size_t count, taal_future *const futures[],
     if (g == NULL)
         return TAAL_ENOMEM;
     *gathered = &g->future;
+    size_t finished = 0; /* children done already */
     for (size_t i = 0; i < count; i++) {
         gather_slot *slot = &g->slots[i];
         slot->handle = (taal_handle){0}; /* idle */
         slot->gather = g;
         slot->child = futures[i];
         taal__future_retain(futures[i]);
-        if (!taal__future_is_done(futures[i]))
+        if (taal__future_is_done(futures[i]))
+            finished++;
+        else
             taal_future_add_done_callback(futures[i], &slot->handle, gather_child_done,
                                           slot);
     }
     /* Python 3.12: children already done are collected now, in order, so
-     * that a gather of finished futures is itself finished at once. */
-    for (size_t i = 0; i < count && g->remaining > 0; i++)
-        if (!taal_handle_pending(&g->slots[i].handle))
+     * that a gather of finished futures is itself finished at once. Their
+     * slots are the ones with an idle handle. (With none done, as when the
+     * children were just created, this pass over the slots is skipped.) */
+    for (size_t i = 0; finished > 0 && i < count && g->remaining > 0; i++) {
+        if (!link_linked(&g->slots[i].handle.link)) {
+            finished--;
             gather_collect(g, &g->slots[i]);
+        }
+    }
     if (count == 0)
         finish_and_let_go(&g->future, TAAL_OK, g->results);
     return TAAL_OK;
