@@ -199,23 +199,37 @@ typedef struct gather {
     gather_slot slots[];
 } gather;
 
-/* Checks the arguments common to gather and wait. */
-static int check_children(taal_loop *loop, size_t count, taal_future *const futures[],
-                          taal_future **out)
+/* Checks the arguments common to gather and wait, all but the children. */
+static int check_args(const taal_loop *loop, size_t count, taal_future *const futures[],
+                      taal_future **out)
 {
     if (loop == NULL || out == NULL || (count > 0 && futures == NULL))
         return TAAL_EINVAL;
     if (loop->closed || loop->closing)
         return TAAL_ECLOSED;
-    for (size_t i = 0; i < count; i++) {
-        if (!taal__future_valid(futures[i]))
-            return TAAL_EINVAL;
-        if (futures[i]->loop == NULL)
-            return TAAL_ECLOSED;
-        if (futures[i]->loop != loop)
-            return TAAL_ELOOP;
-    }
     return TAAL_OK;
+}
+
+/* Checks one child of a gather or wait: a live future of this loop. */
+static int check_child(const taal_loop *loop, const taal_future *child)
+{
+    if (!taal__future_valid(child))
+        return TAAL_EINVAL;
+    if (child->loop == NULL)
+        return TAAL_ECLOSED;
+    if (child->loop != loop)
+        return TAAL_ELOOP;
+    return TAAL_OK;
+}
+
+/* Checks the arguments common to gather and wait, the children included. */
+static int check_children(const taal_loop *loop, size_t count,
+                          taal_future *const futures[], taal_future **out)
+{
+    int rc = check_args(loop, count, futures, out);
+    for (size_t i = 0; rc == TAAL_OK && i < count; i++)
+        rc = check_child(loop, futures[i]);
+    return rc;
 }
 
 /* A pending gather or wait holds a reference on itself, as a pending task
@@ -269,18 +283,38 @@ static gather *gather_alloc(taal_loop *loop, size_t count)
     return g;
 }
 
+/* taal_gather met a bad child after filling `filled` slots: it lets go of
+ * what those slots hold, and of the gather, which nobody has seen yet. */
+static void gather_undo(gather *g, size_t filled)
+{
+    for (size_t i = 0; i < filled; i++) {
+        taal_handle *handle = &g->slots[i].handle;
+        if (link_linked(&handle->link))
+            taal_future_remove_done_callback(handle->future, handle);
+        taal__future_unref(g->slots[i].child);
+    }
+    link_remove(&g->future.u.node);
+    taal__free(g);
+}
+
 int taal_gather(taal_loop *loop, size_t count, taal_future *const futures[],
                 taal_future **gathered)
 {
-    int rc = check_children(loop, count, futures, gathered);
+    int rc = check_args(loop, count, futures, gathered);
     if (rc != TAAL_OK)
         return rc;
     gather *g = gather_alloc(loop, count);
     if (g == NULL)
         return TAAL_ENOMEM;
-    *gathered = &g->future;
+    /* Each child is checked as its slot is filled: a million children are
+     * read once, not twice. A bad one undoes the slots filled before it. */
     size_t finished = 0; /* children done already */
     for (size_t i = 0; i < count; i++) {
+        rc = check_child(loop, futures[i]);
+        if (rc != TAAL_OK) {
+            gather_undo(g, i);
+            return rc;
+        }
         gather_slot *slot = &g->slots[i];
         slot->handle = (taal_handle){0}; /* idle */
         slot->gather = g;
@@ -302,6 +336,7 @@ int taal_gather(taal_loop *loop, size_t count, taal_future *const futures[],
             gather_collect(g, &g->slots[i]);
         }
     }
+    *gathered = &g->future;
     if (count == 0)
         finish_and_let_go(&g->future, TAAL_OK, g->results);
     return TAAL_OK;

@@ -490,6 +490,40 @@ TEST(a_gather_of_finished_futures_is_finished_at_once)
     taal_loop_close(&loop);
 }
 
+/* taal_gather checks each child as it fills its slot (one pass over a
+ * million children, not two); a bad child after good ones must undo what
+ * the good ones' slots took: their callbacks, their references, the block. */
+TEST(a_gather_refused_for_a_bad_child_keeps_nothing_of_the_children_before_it)
+{
+    count_allocations();
+    taal_loop loop, other;
+    open_loop(&loop);
+    open_loop(&other);
+    taal_task *one = spawn(&loop, 0.1, "one", 0), *two = spawn(&loop, 0.2, "two", 0);
+    taal_future done, foreign;
+    taal_future_init(&done, &loop);
+    taal_future_set_result(&done, NULL);
+    taal_future_init(&foreign, &other);
+    taal_future *hole_last[] = {&one->future, &done, &two->future, NULL};
+    taal_future *foreign_last[] = {&one->future, &two->future, &foreign};
+    taal_future *g = NULL;
+    CHECK_EQ(taal_gather(&loop, 4, hole_last, &g), TAAL_EINVAL);
+    CHECK_EQ(taal_gather(&loop, 3, foreign_last, &g), TAAL_ELOOP);
+    CHECK(g == NULL);
+    CHECK(one->future.waiters.next == &one->future.waiters); /* no callback left */
+    CHECK(two->future.waiters.next == &two->future.waiters);
+    CHECK_EQ(one->future.refs, 2); /* its creator's and its own: no gather's */
+    CHECK_EQ(two->future.refs, 2);
+    CHECK_EQ(taal_run_until_complete(&loop, &two->future), TAAL_OK);
+    taal_task_release(one);
+    taal_task_release(two);
+    CHECK(nothing_left(&loop)); /* both freed: nothing else held them */
+    taal_loop_close(&loop);
+    taal_loop_close(&other);
+    CHECK_EQ(taal_check_alloc_live(), 0);
+    taal_set_allocator(NULL);
+}
+
 /* ---- 13. taal_run takes options ------------------------------------------------- */
 
 typedef struct timed {
@@ -881,6 +915,7 @@ static const taal_test tests[] = {
     TEST_ENTRY(a_closed_loop_takes_no_futures_stops_or_callbacks),
     TEST_ENTRY(a_future_never_initialised_is_refused_everywhere),
     TEST_ENTRY(a_gather_of_finished_futures_is_finished_at_once),
+    TEST_ENTRY(a_gather_refused_for_a_bad_child_keeps_nothing_of_the_children_before_it),
     TEST_ENTRY(taal_run_takes_loop_options),
     TEST_ENTRY(reports_say_what_and_whom_and_programs_name_their_codes),
     TEST_ENTRY(a_task_starts_from_a_copy_of_its_frame_and_has_its_name),
