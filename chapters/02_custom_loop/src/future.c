@@ -120,8 +120,8 @@ int taal_future_add_done_callback(taal_future *future, taal_handle *handle,
         return TAAL_EINVAL;
     if (future_closed(future))
         return TAAL_ECLOSED;
-    if (taal_handle_pending(handle))
-        return TAAL_EBUSY;
+    if (link_linked(&handle->link))
+        return TAAL_EBUSY; /* scheduled, or waiting on a future */
     handle->fn.done = fn;
     handle->data = data;
     handle->future = future;
@@ -548,22 +548,25 @@ static void unref_child(taal_future *child, void *ctx)
     taal__future_unref(child);
 }
 
-/* The last reference is gone. A gather that finished early (on an error)
- * may still have callbacks on children that run on: they go, and since
- * asyncio's gather would have marked those children's errors retrieved
- * when they came, so does this. Then every child it held is let go. */
+/* The last reference is gone: every child it held is let go. A gather
+ * that finished early (on an error) may still have callbacks on children
+ * that run on: they go first, and since asyncio's gather would have marked
+ * those children's errors retrieved when they came, so does this. (One
+ * pass over a gather's slots, not two: there may be a million.) */
 void taal__future_free(taal_future *future)
 {
-    size_t count;
     if (future->kind == TAAL_FUTURE_GATHER) {
+        size_t count;
         gather_slot *slots = gather_slots(future, &count);
         for (size_t i = 0; i < count; i++) {
-            if (taal_handle_pending(&slots[i].handle))
+            if (link_linked(&slots[i].handle.link))
                 slots[i].child->retrieved = true;
             drop_handle(&slots[i].handle);
+            taal__future_unref(slots[i].child);
         }
+    } else {
+        taal__future_for_each_child(future, unref_child, NULL);
     }
-    taal__future_for_each_child(future, unref_child, NULL);
     link_remove(&future->u.node);
     taal__future_destroy(future);
 }
