@@ -91,6 +91,16 @@ void taal__free(void *ptr);
 void *taal__block_get(taal_loop *loop, size_t size);
 void taal__block_put(taal_loop *loop, void *block, size_t size);
 
+/* Marks a function that runs rarely (debug mode, tracing) and is kept out
+ * of the hot function that calls it: a compiler inlines a static function
+ * it sees called once, and its stack frame and saved registers would then
+ * cost every call of the hot one. */
+#if defined(__GNUC__)
+#define TAAL__COLD __attribute__((cold, noinline))
+#else
+#define TAAL__COLD
+#endif
+
 /* Reports (loop.c): printf-style, one line. `loop` may be NULL (a future
  * freed after its loop closed): the report then goes to stderr. */
 void taal__report(taal_loop *loop, taal_report_kind kind, taal_future *future, int status,
