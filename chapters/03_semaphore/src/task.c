@@ -137,8 +137,9 @@ TAAL__COLD static int resume_watched(taal_loop *loop, taal_task *task)
 **      yield: run again in the next iteration;
 **   3. if it finished, complete the task's future with its status and
 **      value, and drop the reference the task held on itself while pending.
-** Debug mode and tracing watch 1 and 2 from outside, in resume_watched(),
-** so that with both off they cost the step one test.
+** resume() does all of it but completing the future. Debug mode and
+** tracing watch it from outside, in resume_watched(), so that with both
+** off the step tests two flags for them and nothing else.
 */
 static void task_step(taal_task *task)
 {

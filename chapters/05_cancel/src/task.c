@@ -147,12 +147,12 @@ static int task_ended(taal_task *task, int rc)
     return rc;
 }
 
-/* Delivers a cancellation that is due, or resumes the coroutine once, as
- * the loop's current task, and settles what it left: a bare yield runs
- * again in the next iteration, a cancel it asked for itself is acted on
- * where it now waits, and a coroutine that ended is settled by
- * task_ended(). Returns the status the task's future completes with, or
- * TAAL_SUSPENDED. */
+/* Delivers a cancellation that is due (a task that never started ends
+ * there), then resumes the coroutine once, as the loop's current task,
+ * and settles what it left: a bare yield runs again in the next
+ * iteration, a cancel it asked for itself is acted on where it now waits,
+ * and a coroutine that ended is settled by task_ended(). Returns the
+ * status the task's future completes with, or TAAL_SUSPENDED. */
 static inline int resume(taal_loop *loop, taal_task *task)
 {
     if (deliver_cancel(task))
@@ -194,8 +194,9 @@ TAAL__COLD static int resume_watched(taal_loop *loop, taal_task *task)
 **      meanwhile, act on that where it now waits;
 **   4. if it finished, complete the task's future with its status and
 **      value, and drop the reference the task held on itself while pending.
-** Debug mode and tracing watch 1 to 3 from outside, in resume_watched(),
-** so that with both off they cost the step one test.
+** resume() does all of it but completing the future. Debug mode and
+** tracing watch it from outside, in resume_watched(), so that with both
+** off the step tests two flags for them and nothing else.
 */
 static void task_step(taal_task *task)
 {
