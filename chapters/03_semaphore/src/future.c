@@ -233,6 +233,19 @@ static int check_children(const taal_loop *loop, size_t count,
     return rc;
 }
 
+/* A done-callback of a gather or wait lets go: off the child's waiters (or
+ * the ready queue), and its reference on the child dropped. Harmless on an
+ * idle handle. */
+static void drop_handle(taal_handle *handle)
+{
+    link_remove(&handle->link);
+    if (handle->future != NULL) {
+        taal_future *future = handle->future;
+        handle->future = NULL;
+        taal__future_unref(future);
+    }
+}
+
 /* A pending gather or wait holds a reference on itself, as a pending task
  * does, so that releasing it early never loses its callbacks. It finishes
  * once, and drops that reference last: it may be freed right there. */
@@ -289,9 +302,7 @@ static gather *gather_alloc(taal_loop *loop, size_t count)
 static void gather_undo(gather *g, size_t filled)
 {
     for (size_t i = 0; i < filled; i++) {
-        taal_handle *handle = &g->slots[i].handle;
-        if (link_linked(&handle->link))
-            taal_future_remove_done_callback(handle->future, handle);
+        drop_handle(&g->slots[i].handle);
         taal__future_unref(g->slots[i].child);
     }
     link_remove(&g->future.u.node);
@@ -369,16 +380,6 @@ typedef struct waiter {
     taal_future **sorted; /* the sets' storage: done ones, then pending ones */
     wait_slot slots[];
 } waiter;
-
-static void drop_handle(taal_handle *handle)
-{
-    link_remove(&handle->link);
-    if (handle->future != NULL) {
-        taal_future *future = handle->future;
-        handle->future = NULL;
-        taal__future_unref(future);
-    }
-}
 
 /* The wait is over: stop the timer and the callbacks, and finish with
  * TAAL_OK. It cancels nothing and retrieves nothing. */
