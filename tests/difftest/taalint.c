@@ -466,24 +466,24 @@ static void say(const runner *f, int line, const char *text)
 /* How a status reads on both sides (run_py.py's describe()). */
 static const char *describe(int st, char *buf, size_t size)
 {
-    if (st == TAAL_OK)
-        return "ok";
-    if (st == TAAL_ECANCELLED)
-        return "cancelled";
-    if (st == TAAL_ETIMEDOUT)
-        return "timeout";
-    if (st == TAAL_EGROUP)
-        return "group";
-    if (st == TAAL_ESTATE)
-        return "invalid";
-    if (st == TAAL_ENOMEM) {
-        saw_nomem = true;
-        return "nomem";
-    }
-    if (st <= TAAL_EUSER)
+    static const struct {
+        int status;
+        const char *text;
+    } names[] = {{TAAL_OK, "ok"},
+                 {TAAL_ECANCELLED, "cancelled"},
+                 {TAAL_ETIMEDOUT, "timeout"},
+                 {TAAL_EGROUP, "group"},
+                 {TAAL_ESTATE, "invalid"},
+                 {TAAL_ENOMEM, "nomem"}};
+    saw_nomem |= st == TAAL_ENOMEM;
+    if (st <= TAAL_EUSER) {
         snprintf(buf, size, "error %d", TAAL_EUSER - st);
-    else
-        snprintf(buf, size, "taal %s", taal_strerror(st));
+        return buf;
+    }
+    snprintf(buf, size, "taal %s", taal_strerror(st));
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (names[i].status == st)
+            snprintf(buf, size, "%s", names[i].text);
     return buf;
 }
 
@@ -526,15 +526,12 @@ static const char *lookup_all(runner *f)
     return NULL;
 }
 
-static const char *object_name(const taal_future *future)
+/* The name the wait op gave @p future (its futures are f->futures). */
+static const char *argument_name(const runner *f, const taal_future *future)
 {
-    for (int i = 0; i < prog.nobjects; i++) {
-        const object *o = &prog.objects[i];
-        if ((o->kind == OBJ_FUTURE && &o->future == future) ||
-            (o->kind == OBJ_TASK && o->task != NULL && !o->gone &&
-             taal_task_future(o->task) == future))
-            return o->name;
-    }
+    for (int i = 0; i < OP.nargs; i++)
+        if (f->futures[i] == future)
+            return prog.objects[OP.args[i]].name;
     return "?";
 }
 
@@ -620,7 +617,7 @@ static void wait_text(runner *f, char *buf, size_t size)
             used += (size_t)snprintf(buf + used, size - used, "-");
         for (size_t i = 0; i < count && used < size; i++)
             used += (size_t)snprintf(buf + used, size - used, "%s%s", i ? "," : "",
-                                     object_name(list[i]));
+                                     argument_name(f, list[i]));
     }
 }
 
@@ -652,6 +649,21 @@ static void finish(runner *f, const char *text)
     char buf[TEXT];
     say(f, OP.line, text != NULL ? text : describe(f->st, buf, sizeof buf));
     if (f->st < 0 && !OP.catch_)
+        propagate(f);
+    else
+        f->pc++;
+}
+
+/* The block OP could not be entered (f->st says why): that prints on the
+ * line of its end, as Python's `async with` prints its outcome there, and
+ * propagates unless the block has a `try`. */
+static void block_failed(runner *f)
+{
+    bool catch_ = OP.catch_;
+    char buf[TEXT];
+    f->pc = OP.match;
+    say(f, OP.line, describe(f->st, buf, sizeof buf));
+    if (f->st < 0 && !catch_)
         propagate(f);
     else
         f->pc++;
@@ -804,12 +816,10 @@ static int run_body(taal_coro *self)
             taal_future_release(f->made);
         } else if (OP.kind == OP_TIMEOUT || OP.kind == OP_TG) {
             f->st = open_block_op(f);
-            if (f->st == TAAL_OK) {
+            if (f->st == TAAL_OK)
                 f->pc++;
-            } else {
-                f->pc = OP.match; /* print at its end, as Python does */
-                finish(f, NULL);
-            }
+            else
+                block_failed(f);
         } else if (OP.kind == OP_WITH) {
             if (TARGET.kind == OBJ_SEM)
                 TAAL_ACQUIRE_STATUS(f->st, &TARGET.sem);
@@ -821,8 +831,7 @@ static int run_body(taal_coro *self)
                 say(f, OP.line, "acquired");
                 f->pc++;
             } else {
-                f->pc = OP.match;
-                finish(f, NULL);
+                block_failed(f);
             }
         } else if (OP.kind == OP_END) {
             /* Leave the innermost block with f->err (TAAL_OK: none). */
@@ -841,12 +850,15 @@ static int run_body(taal_coro *self)
                 end_group(&f->blocks[f->depth - 1].group);
             }
             f->depth--;
-            if (f->st == TAAL_EGROUP)
+            /* A group's own end lists its errors; other blocks pass the
+             * group error on as it is. */
+            if (prog.ops[OP.match].kind == OP_TG && f->st == TAAL_EGROUP)
                 group_text(&f->blocks[f->depth].group, buf, sizeof buf);
+            else
+                describe(f->st, buf, sizeof buf);
             if (prog.ops[OP.match].kind == OP_TG)
                 taal_taskgroup_destroy(&f->blocks[f->depth].group);
-            say(f, OP.line,
-                f->st == TAAL_EGROUP ? buf : describe(f->st, buf, sizeof buf));
+            say(f, OP.line, buf);
             if (f->st < 0 && !prog.ops[OP.match].catch_)
                 propagate(f);
             else
