@@ -68,7 +68,7 @@ def split_output(text):
     return out, order
 
 
-def run_taalint(taalint, programs, extra=(), timeout=600):
+def run_taalint(taalint, programs, extra=(), timeout=600, wrap=()):
     """Runs taalint over (name, text) programs; returns {name: lines} and a
     list of crashes (name, how). A crash restarts it after that program."""
     results, crashes = {}, []
@@ -77,7 +77,7 @@ def run_taalint(taalint, programs, extra=(), timeout=600):
         batch = "".join(f"=== {name}\n{text}" for name, text in rest)
         try:
             proc = subprocess.run(
-                [taalint, *extra, "--batch", "-"], input=batch, capture_output=True,
+                [*wrap, taalint, *extra, "--batch", "-"], input=batch, capture_output=True,
                 text=True, timeout=timeout)
             output, rc, err = proc.stdout, proc.returncode, proc.stderr
         except subprocess.TimeoutExpired as exc:
@@ -111,6 +111,10 @@ def main():
     ap.add_argument("--save", default="difftest-failures", help="where failing programs go")
     ap.add_argument("--show", type=int, default=3, help="mismatches to print in full")
     ap.add_argument("--replay", nargs="*", help="run these program files instead")
+    ap.add_argument("--wrap", action="append", default=[],
+                    help="a word of the command to run taalint under (valgrind ...)")
+    ap.add_argument("--plant", choices=["lifo_ties"],
+                    help="plant a defect on the CPython side: the run must then fail")
     ap.add_argument("--reduce", action="store_true",
                     help="with --replay: print each program cut down to what still differs")
     ap.add_argument("--timeout", type=float, default=600, help="seconds for one taalint run")
@@ -125,6 +129,8 @@ def main():
 
     avoid = set(KNOWN) - set(args.enable)
     documented = set(run_py.DOCUMENTED) - set(args.no_documented)
+    if args.plant:
+        documented.add(args.plant)
     start = time.monotonic()
 
     if args.replay:
@@ -150,7 +156,8 @@ def main():
     crashes = []
     for b in range(0, len(programs), args.batch):
         chunk = programs[b:b + args.batch]
-        c_out, c_crashes = run_taalint(args.taalint, chunk, timeout=args.timeout)
+        c_out, c_crashes = run_taalint(args.taalint, chunk, timeout=args.timeout,
+                                       wrap=args.wrap)
         crashes += c_crashes
         crashed = {name for name, _ in c_crashes}
         for name, text in chunk:
@@ -178,7 +185,7 @@ def main():
             print(f"MISMATCH in {name} (saved as {path}):\n{text}")
             sys.stdout.writelines(
                 l + "\n" for l in difflib.unified_diff(py, c, "cpython", "taal", lineterm=""))
-            print(f"replay: {sys.executable} {os.path.relpath(__file__)} "
+            print(f"replay: {sys.executable} {os.path.abspath(__file__)} "
                   f"--taalint {args.taalint} --replay {path}\n")
     if len(failures) > args.show:
         print(f"... {len(failures) - args.show} more mismatches, saved in {args.save}/")
@@ -187,7 +194,8 @@ def main():
     if args.alloc > 0:
         step = max(1, len(programs) // args.alloc)
         sample = programs[::step][:args.alloc]
-        a_out, a_crashes = run_taalint(args.taalint, sample, ["--fail-each"], args.timeout)
+        a_out, a_crashes = run_taalint(args.taalint, sample, ["--fail-each"], args.timeout,
+                                       args.wrap)
         for name, how in a_crashes:
             print(f"CRASH with failing allocations in {name} ({how})\n{dict(programs)[name]}")
             save(args.save, name, dict(programs)[name])
