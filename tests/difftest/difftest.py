@@ -85,12 +85,15 @@ def run_taalint(taalint, programs, extra=(), timeout=600, wrap=()):
             rc, err = "timeout", ""
         got, order = split_output(output)
         results.update(got)
-        if rc in (0, 1) and len(order) == len(rest):
+        if rc == 0 and len(order) == len(rest):
             break
-        # The last program that started is the one that crashed (or hung).
+        # taalint exits 0 once every program ran. Otherwise the last
+        # program that started is the one that crashed or hung; if all
+        # ran, the process failed at exit (a sanitizer's leak report):
+        # the batch's last program is named, with what the process said.
         done = len(order)
         culprit = rest[done - 1][0] if done else rest[0][0]
-        crashes.append((culprit, f"exit {rc}: {err.strip()[-2000:]}"))
+        crashes.append((culprit, f"exit {rc}: {err.strip()[-3000:]}"))
         rest = rest[done if done else 1:]
     return results, crashes
 
