@@ -114,15 +114,10 @@ class Gen:
             if r.random() < 0.4:
                 group[0] = "try tg"
             ops.insert(r.randint(0, len(ops)), group)
-        # Spawns come first, mostly; sometimes after an op or two.
+        # The spawns come first, in a random order; then the ops.
         r.shuffle(lines)
-        at = 0
         for op in ops:
-            if lines and at < 2 and r.random() < 0.2:
-                at += 1
-                lines.extend(op)
-            else:
-                lines.extend(op)
+            lines.extend(op)
         if me != "main" and r.random() < 0.6:
             lines.append(f"return {r.randint(1, 9)}")
         return ["  " + l for l in lines]

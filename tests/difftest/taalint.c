@@ -109,7 +109,6 @@ typedef struct object {
     int last;
     /* While it runs. */
     taal_task *task;             /* spawned: the task (held by us unless in a group) */
-    bool in_group;               /* created in a task group: the group holds it */
     bool gone;                   /* its task group has ended: the task may be freed */
     const taal_taskgroup *group; /* the group it was created in, or NULL */
     bool made;                   /* a primitive: initialised, not destroyed */
@@ -376,7 +375,12 @@ static int parse(program *p, char *text)
             continue;
         if (body == NULL) {
             if (strcmp(w[0], "main") == 0 || strcmp(w[0], "task") == 0) {
-                body = &p->objects[strcmp(w[0], "main") == 0 ? p->main : find(p, w[1])];
+                int index = strcmp(w[0], "main") == 0 ? p->main
+                            : n > 1                   ? find(p, w[1])
+                                                      : -1;
+                if (index < 0)
+                    return number;
+                body = &p->objects[index];
                 body->first = p->nops;
                 depth = 0;
             }
@@ -576,7 +580,6 @@ static int spawn(runner *f, const char **text)
         *text = NULL;
         return st;
     }
-    o->in_group = group != NULL;
     o->group = group;
     spawn_order[spawned++] = OP.target;
     *text = "ok";
@@ -903,7 +906,7 @@ static int make_objects(void)
         object *o = &prog.objects[i];
         int st = TAAL_OK;
         o->task = NULL;
-        o->in_group = o->gone = false;
+        o->gone = false;
         o->group = NULL;
         o->made = false;
         if (o->kind == OBJ_FUTURE)
@@ -1007,7 +1010,7 @@ static long run_once(void)
      * reported and freed by the close. */
     for (int i = 0; i < spawned; i++) {
         object *o = &prog.objects[spawn_order[i]];
-        if (!o->in_group)
+        if (o->group == NULL) /* a group's children are the group's */
             taal_task_release(o->task);
     }
     destroy_objects();
