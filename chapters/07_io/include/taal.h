@@ -2493,9 +2493,11 @@ const char *taal_io_backend(void);
  *  no bytes means end of stream, and nothing else does.
  *
  *  Writing. taal_stream_write() sends at once what the kernel takes and
- *  keeps the rest, up to a hard limit; past the high-water mark the stream
- *  is "paused", and TAAL_STREAM_DRAIN waits until the buffer is down to the
- *  low-water mark. A writer that forgets to drain gets TAAL_EWFULL at the
+ *  keeps the rest; past the high-water mark the stream is "paused", and
+ *  TAAL_STREAM_DRAIN waits until the buffer is down to the low-water mark.
+ *  A write into a stream that is not paused is taken whole, however large
+ *  (asyncio's `write(); await drain()`); a writer that goes on writing
+ *  into a paused stream, without draining, gets TAAL_EWFULL at the hard
  *  limit, not a buffer that grows without end.
  *
  *  One task reads and one task writes at a time (two readers waiting at
@@ -2513,7 +2515,8 @@ const char *taal_io_backend(void);
 #define TAAL_STREAM_HIGH_WATER 65536
 /** The default low-water mark: a paused stream resumes at it. */
 #define TAAL_STREAM_LOW_WATER 16384
-/** The default hard limit: a write that would buffer more is refused. */
+/** The default hard limit: a paused stream (past its high-water mark, not
+ *  drained since) refuses a write that would buffer more. */
 #define TAAL_STREAM_MAX_WRITE 262144
 
 struct taal_server;
@@ -2544,13 +2547,14 @@ typedef struct taal_stream {
     taal_future rwait; /**< what a waiting reader is parked on */
 
     /* Writing: bytes [wstart, wend) of wbuf wait to be sent. */
-    char *wbuf;        /**< grown as needed, up to max_write; NULL: none yet */
+    char *wbuf;        /**< grown as needed, up to max_write (past it for one
+                            large write, until that is sent); NULL: none yet */
     size_t wcap;       /**< wbuf's size */
     size_t wstart;     /**< the first unsent byte */
     size_t wend;       /**< the end of the unsent bytes */
     size_t high;       /**< the high-water mark */
     size_t low;        /**< the low-water mark */
-    size_t max_write;  /**< the hard limit of buffered bytes */
+    size_t max_write;  /**< the hard limit of buffered bytes while paused */
     size_t peak;       /**< the most it ever held (the tests read it) */
     int wstatus;       /**< TAAL_OK, or the error that stopped writing */
     bool paused;       /**< above the high-water mark: drain waits */
@@ -2595,14 +2599,21 @@ size_t taal_stream_consume(taal_stream *s, size_t n);
 
 /** transport.set_write_buffer_limits(high, low), and the hard limit:
  *  0 for any of them keeps its current value. TAAL_EINVAL unless
- *  low <= high <= max_write. */
+ *  low <= high <= max_write. Limits below what is already buffered are
+ *  taken, as asyncio takes them: the stream is paused at once (drain
+ *  waits until the backlog is down to @p low), and with a backlog past
+ *  @p max_write every write is refused with TAAL_EWFULL until then. */
 int taal_stream_set_write_limits(taal_stream *s, size_t high, size_t low,
                                  size_t max_write);
 
 /** writer.write(data): queues @p n bytes (sending at once what the kernel
- *  takes). All or nothing: TAAL_EWFULL, and nothing written, if the buffer
- *  would then hold more than max_write (drain first, or write less); the
- *  error that stopped writing (TAAL_EPIPE, TAAL_ECONNRESET, ...);
+ *  takes). A stream that is not paused takes any @p n, as asyncio's does,
+ *  so that `write(body)` then TAAL_STREAM_DRAIN works for a body of any
+ *  size (a buffer grown past max_write for it is freed once it is sent).
+ *  A paused stream (past its high-water mark, its writer not drained
+ *  since) refuses, all or nothing, a write that would make it hold more
+ *  than max_write: TAAL_EWFULL, and nothing written (drain first). Other
+ *  errors: the one that stopped writing (TAAL_EPIPE, TAAL_ECONNRESET, ...);
  *  TAAL_ENOTCONN after close or write_eof; TAAL_ENOMEM; TAAL_EINVAL. */
 int taal_stream_write(taal_stream *s, const void *data, size_t n);
 
