@@ -317,6 +317,20 @@ TEST(every_status_has_a_name)
     CHECK_STR(taal_strerror(42), "unknown status");
 }
 
+/* TAAL_CHAPTER and TAAL_VERSION. These tests run against every later
+ * chapter too: the header is chapter 01 or later, and exactly the one the
+ * build says it built them against, of the CMake project's version. */
+TEST(the_header_says_which_chapter_and_which_version_of_taal_it_is)
+{
+    CHECK(TAAL_CHAPTER >= 1);
+    CHECK_EQ(TAAL_CHAPTER, TAAL_TESTED_CHAPTER);
+    char version[32];
+    snprintf(version, sizeof version, "%d.%d.%d", TAAL_VERSION_MAJOR, TAAL_VERSION_MINOR,
+             TAAL_VERSION_PATCH);
+    CHECK_STR(version, TAAL_VERSION);
+    CHECK_STR(TAAL_VERSION, TAAL_TESTED_VERSION);
+}
+
 static const taal_test tests[] = {
     TEST_ENTRY(seed_awaitable_suspends_exactly_once),
     TEST_ENTRY(seed_use_custom_awaitable_passes_the_suspension_up),
@@ -331,6 +345,7 @@ static const taal_test tests[] = {
     TEST_ENTRY(a_hand_written_body_returning_nonsense_is_invalid),
     TEST_ENTRY(an_await_inside_a_switch_of_your_own_fails_on_resume),
     TEST_ENTRY(every_status_has_a_name),
+    TEST_ENTRY(the_header_says_which_chapter_and_which_version_of_taal_it_is),
 };
 
 int main(int argc, char **argv)

@@ -69,6 +69,22 @@
  */
 
 /* ------------------------------------------------------------------------ */
+/** @name Version
+ *  Which chapter's API this header declares, and which version of taal it
+ *  is (the `VERSION` of the CMake project). A program, or a test built
+ *  against several chapters, asks the preprocessor: `#if TAAL_CHAPTER >= 5`
+ *  (cancellation is there). Every chapter keeps the API of the ones before
+ *  it, so compare with `>=`.
+ *  @{
+ */
+#define TAAL_CHAPTER 2       /**< this chapter's number, 1 to 7 */
+#define TAAL_VERSION_MAJOR 0 /**< taal's version: major */
+#define TAAL_VERSION_MINOR 1 /**< taal's version: minor */
+#define TAAL_VERSION_PATCH 0 /**< taal's version: patch */
+#define TAAL_VERSION "0.1.0" /**< the three, as a string */
+/** @} */
+
+/* ------------------------------------------------------------------------ */
 /** @name Status codes
  *  Every taal operation returns an int: zero for success, a positive value
  *  for "not finished yet", a negative TAAL_E... code for an error. A

@@ -432,6 +432,20 @@ TEST(null_arguments_are_invalid)
     taal_loop_close(&loop);
 }
 
+/* TAAL_CHAPTER and TAAL_VERSION. These tests run against every later
+ * chapter too: the header is chapter 02 or later, and exactly the one the
+ * build says it built them against, of the CMake project's version. */
+TEST(the_header_says_which_chapter_and_which_version_of_taal_it_is)
+{
+    CHECK(TAAL_CHAPTER >= 2);
+    CHECK_EQ(TAAL_CHAPTER, TAAL_TESTED_CHAPTER);
+    char version[32];
+    snprintf(version, sizeof version, "%d.%d.%d", TAAL_VERSION_MAJOR, TAAL_VERSION_MINOR,
+             TAAL_VERSION_PATCH);
+    CHECK_STR(version, TAAL_VERSION);
+    CHECK_STR(TAAL_VERSION, TAAL_TESTED_VERSION);
+}
+
 static const taal_test tests[] = {
     TEST_ENTRY(call_soon_runs_callbacks_in_fifo_order),
     TEST_ENTRY(an_iteration_runs_only_what_was_ready_when_it_began),
@@ -451,6 +465,7 @@ static const taal_test tests[] = {
     TEST_ENTRY(a_running_loop_cannot_be_run_again),
     TEST_ENTRY(a_closed_or_running_loop_refuses_work),
     TEST_ENTRY(null_arguments_are_invalid),
+    TEST_ENTRY(the_header_says_which_chapter_and_which_version_of_taal_it_is),
 };
 
 int main(int argc, char **argv)

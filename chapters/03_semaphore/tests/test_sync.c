@@ -427,6 +427,20 @@ TEST(bad_input_is_refused_with_a_code)
     taal_loop_close(&other);
 }
 
+/* TAAL_CHAPTER and TAAL_VERSION. These tests run against every later
+ * chapter too: the header is chapter 03 or later, and exactly the one the
+ * build says it built them against, of the CMake project's version. */
+TEST(the_header_says_which_chapter_and_which_version_of_taal_it_is)
+{
+    CHECK(TAAL_CHAPTER >= 3);
+    CHECK_EQ(TAAL_CHAPTER, TAAL_TESTED_CHAPTER);
+    char version[32];
+    snprintf(version, sizeof version, "%d.%d.%d", TAAL_VERSION_MAJOR, TAAL_VERSION_MINOR,
+             TAAL_VERSION_PATCH);
+    CHECK_STR(version, TAAL_VERSION);
+    CHECK_STR(TAAL_VERSION, TAAL_TESTED_VERSION);
+}
+
 static const taal_test tests[] = {
     TEST_ENTRY(a_free_permit_is_taken_without_suspending),
     TEST_ENTRY(waiters_get_permits_first_come_first_served),
@@ -438,6 +452,7 @@ static const taal_test tests[] = {
     TEST_ENTRY(waiting_on_a_set_event_does_not_suspend),
     TEST_ENTRY(a_deadlock_report_names_the_primitive_and_its_state),
     TEST_ENTRY(bad_input_is_refused_with_a_code),
+    TEST_ENTRY(the_header_says_which_chapter_and_which_version_of_taal_it_is),
 };
 
 int main(int argc, char **argv)

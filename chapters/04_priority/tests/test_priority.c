@@ -372,6 +372,20 @@ TEST(a_lock_whose_holder_ended_holding_it_can_be_released_by_another)
     taal_loop_close(&loop);
 }
 
+/* TAAL_CHAPTER and TAAL_VERSION. These tests run against every later
+ * chapter too: the header is chapter 04 or later, and exactly the one the
+ * build says it built them against, of the CMake project's version. */
+TEST(the_header_says_which_chapter_and_which_version_of_taal_it_is)
+{
+    CHECK(TAAL_CHAPTER >= 4);
+    CHECK_EQ(TAAL_CHAPTER, TAAL_TESTED_CHAPTER);
+    char version[32];
+    snprintf(version, sizeof version, "%d.%d.%d", TAAL_VERSION_MAJOR, TAAL_VERSION_MINOR,
+             TAAL_VERSION_PATCH);
+    CHECK_STR(version, TAAL_VERSION);
+    CHECK_STR(TAAL_VERSION, TAAL_TESTED_VERSION);
+}
+
 static const taal_test tests[] = {
     TEST_ENTRY(higher_priorities_run_first_and_equal_ones_in_order),
     TEST_ENTRY(a_task_of_higher_priority_runs_all_its_steps_first),
@@ -383,6 +397,7 @@ static const taal_test tests[] = {
     TEST_ENTRY(a_priority_is_lent_along_a_chain_of_locks),
     TEST_ENTRY(a_ready_task_whose_priority_changes_moves),
     TEST_ENTRY(a_lock_whose_holder_ended_holding_it_can_be_released_by_another),
+    TEST_ENTRY(the_header_says_which_chapter_and_which_version_of_taal_it_is),
 };
 
 int main(int argc, char **argv)

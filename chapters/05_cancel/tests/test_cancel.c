@@ -819,6 +819,20 @@ TEST(a_loop_closed_with_callbacks_armed_in_a_pending_frame_forgets_them_first)
     CHECK(strstr(reports, "task armed was still pending") != NULL);
 }
 
+/* TAAL_CHAPTER and TAAL_VERSION. These tests run against every later
+ * chapter too: the header is chapter 05 or later, and exactly the one the
+ * build says it built them against, of the CMake project's version. */
+TEST(the_header_says_which_chapter_and_which_version_of_taal_it_is)
+{
+    CHECK(TAAL_CHAPTER >= 5);
+    CHECK_EQ(TAAL_CHAPTER, TAAL_TESTED_CHAPTER);
+    char version[32];
+    snprintf(version, sizeof version, "%d.%d.%d", TAAL_VERSION_MAJOR, TAAL_VERSION_MINOR,
+             TAAL_VERSION_PATCH);
+    CHECK_STR(version, TAAL_VERSION);
+    CHECK_STR(TAAL_VERSION, TAAL_TESTED_VERSION);
+}
+
 static const taal_test tests[] = {
     TEST_ENTRY(a_task_cancelled_before_its_first_step_runs_none_of_its_body),
     TEST_ENTRY(cancelling_a_task_that_is_done_returns_false_and_changes_nothing),
@@ -846,6 +860,7 @@ static const taal_test tests[] = {
     TEST_ENTRY(cancelling_bad_things_returns_false_or_einval),
     TEST_ENTRY(a_task_of_a_closed_loop_cannot_be_cancelled),
     TEST_ENTRY(a_loop_closed_with_callbacks_armed_in_a_pending_frame_forgets_them_first),
+    TEST_ENTRY(the_header_says_which_chapter_and_which_version_of_taal_it_is),
 };
 
 int main(int argc, char **argv)

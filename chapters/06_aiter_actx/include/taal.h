@@ -117,6 +117,22 @@
  */
 
 /* ------------------------------------------------------------------------ */
+/** @name Version
+ *  Which chapter's API this header declares, and which version of taal it
+ *  is (the `VERSION` of the CMake project). A program, or a test built
+ *  against several chapters, asks the preprocessor: `#if TAAL_CHAPTER >= 5`
+ *  (cancellation is there). Every chapter keeps the API of the ones before
+ *  it, so compare with `>=`.
+ *  @{
+ */
+#define TAAL_CHAPTER 6       /**< this chapter's number, 1 to 7 */
+#define TAAL_VERSION_MAJOR 0 /**< taal's version: major */
+#define TAAL_VERSION_MINOR 1 /**< taal's version: minor */
+#define TAAL_VERSION_PATCH 0 /**< taal's version: patch */
+#define TAAL_VERSION "0.1.0" /**< the three, as a string */
+/** @} */
+
+/* ------------------------------------------------------------------------ */
 /** @name Status codes
  *  Every taal operation returns an int: zero for success, a positive value
  *  for something that is not a failure ("not finished yet", "no more
@@ -236,7 +252,8 @@ struct taal_coro {
     taal_block *blocks;     /**< its open `async for`/`async with` blocks, the
                                  innermost first (chapter 06) */
     struct taal_coro *next; /**< in its task's list of coroutines initialised in
-                                 the task's frame (chapter 06) */
+                                 the task's frame (chapter 06); overwriting it
+                                 (assigning the whole frame) is reported */
 };
 
 /** Prepares a coroutine header: not started, not finished. Call it from the
@@ -248,7 +265,12 @@ struct taal_coro {
  *  and it was never started, taal reports "coroutine 'name' was never
  *  awaited" (see "Coroutines never awaited"). The macro of the same name
  *  records the body's name for that report; the function, for callers that
- *  take its address, records none. */
+ *  take its address, records none.
+ *
+ *  To start a coroutine again, set its frame's fields one by one and call
+ *  this again: it keeps the header's place on the task's list. Assigning
+ *  the whole frame (`f->c = (child){...}`) overwrites that link, which taal
+ *  reports (TAAL_REPORT_MISUSE) when it next walks the list. */
 int taal_coro_init(taal_coro *co, taal_body_fn body);
 
 /** @cond INTERNAL */
@@ -2306,7 +2328,11 @@ int taal__with_end(taal_block *block);
  *     anext when an __anext__ ends: a coroutine they initialised and left
  *     unstarted is reported at once, as Python's collector would;
  *   - a coroutine initialised again before it was ever started is reported
- *     then: the first one was dropped.
+ *     then: the first one was dropped;
+ *   - a header overwritten while it is on its task's list (a frame assigned
+ *     whole, `f->c = (child){...}`, or cleared) would cut off the coroutines
+ *     initialised before it: that is reported, TAAL_REPORT_MISUSE, when the
+ *     list is next walked. Start a coroutine again with taal_coro_init().
  *  Frames outside a task's (static, malloc'd, a local of main) are not
  *  checked: taal cannot know when they die. A report is
  *  TAAL_REPORT_NEVER_AWAITED (or TAAL_REPORT_NOT_CLOSED), through the

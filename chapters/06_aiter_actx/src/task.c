@@ -26,6 +26,9 @@
 
 static void task_step(taal_task *task);
 
+/* Where a task's list of coroutines ends (see "coroutines never awaited"). */
+static taal_coro list_end;
+
 /* The frame follows the header: its address is computed, never stored. */
 static inline taal_coro *frame_of(taal_task *task)
 {
@@ -145,7 +148,7 @@ static int task_ended(taal_task *task, int rc)
         rc = TAAL_ESTRAY; /* TAAL_STOP: a future ends with a result or an error */
     task->cancel = TAAL_CANCEL_NONE;
     stop_waiting(task);
-    if (task->coros != NULL)
+    if (task->coros != &list_end)
         taal__coros_check(task);
     if (task->scopes > 0)
         taal__scopes_close_of(task);
@@ -243,7 +246,7 @@ int taal__task_create_at(const char *where, taal_loop *loop, taal_body_fn body,
     task->cancel_requests = 0;
     task->scopes = 0;
     task->cancel = TAAL_CANCEL_NONE;
-    task->coros = NULL;
+    task->coros = &list_end;
     taal_coro *coro = frame_of(task);
     if (frame != NULL)
         memcpy(coro, frame, frame_size);
@@ -592,10 +595,24 @@ int taal_task_uncancel(taal_task *task)
 
 /* ---- coroutines never awaited (chapter 06) ------------------------------------ */
 
+/*
+** A task's list of coroutines runs through the headers' `next` fields,
+** newest first, and ends at `list_end`, never at NULL: the headers are in
+** the program's frame, where the program may overwrite one. Re-initialise
+** a child by assigning it a whole struct (`f->c = (child){...}`), or clear
+** it with memset, and its `next` becomes NULL, which would silently cut
+** off every coroutine initialised before it: none of them could be
+** reported any more. With an end of its own, the list tells a cut from its
+** end: a walk that meets a link that is neither `list_end` nor a header in
+** the frame reports the misuse, once (it mends the link to end the list
+** there), and what was cut off is named as lost. taal_coro_init() on the
+** header, the documented way to start a coroutine again, keeps its link.
+*/
+
 /* Is the coroutine header `co` inside the frame of `task`, and aligned as
- * a header must be? The list is walked only through such headers, so that
- * a frame overwritten by a copy of another (whose `next` may point
- * anywhere) can shorten the list, never send the walk astray. */
+ * a header must be? Only such a header can be on the list, so that a link
+ * overwritten with anything else (a copy of another frame's header may
+ * point anywhere) is seen as a cut, and never sends the walk astray. */
 static bool coro_in_frame(taal_task *task, const taal_coro *co)
 {
     const char *frame = (const char *)frame_of(task);
@@ -609,6 +626,41 @@ static bool coro_in_frame(taal_task *task, const taal_coro *co)
 static size_t coros_bound(const taal_task *task)
 {
     return task->frame_size / sizeof(taal_coro) + 1;
+}
+
+/* The link of `c` was overwritten (c is NULL when the cycle bound ran out
+ * at the list's head): say so, and end the list there. */
+static void list_cut(taal_task *task, taal_coro *c)
+{
+    char name[96];
+    taal__task_describe(task, name, sizeof name);
+    taal__report(task->future.loop, TAAL_REPORT_MISUSE, &task->future, TAAL_OK,
+                 "task %s: the coroutine header at offset %zu of its frame was "
+                 "overwritten after taal_coro_init() (assigned whole, or cleared): "
+                 "coroutines initialised before it can no longer be reported as never "
+                 "awaited; start a coroutine again with taal_coro_init() alone",
+                 name,
+                 c == NULL ? (size_t)0 : (size_t)((char *)c - (char *)frame_of(task)));
+    if (c == NULL)
+        task->coros = &list_end;
+    else
+        c->next = &list_end;
+}
+
+/* The header after `c` on the task's list (the first one when c is NULL),
+ * or NULL at the end of the list, or at a cut, which it reports and mends.
+ * `*steps` is what is left of the bound on the walk. */
+static taal_coro *next_on_list(taal_task *task, taal_coro *c, size_t *steps)
+{
+    taal_coro *next = c == NULL ? task->coros : c->next;
+    if (next == &list_end)
+        return NULL;
+    if (next == NULL || !coro_in_frame(task, next) || *steps == 0) {
+        list_cut(task, c);
+        return NULL;
+    }
+    --*steps;
+    return next;
 }
 
 /* A coroutine initialised and never started: Python's "never awaited". */
@@ -641,17 +693,19 @@ static void check_dropped(taal_task *task, const taal_coro *co)
 /* A coroutine is being initialised: in a task, for a header inside the
  * task's frame, it goes on the task's list, once. If it is already there,
  * what it was is checked first: initialised again before it ever ran, the
- * first one was dropped. */
+ * first one was dropped. (Its own link is checked too: overwritten, the
+ * rest of the list is lost, and said to be.) */
 void taal__coro_track(taal_coro *co)
 {
     taal_task *task = taal__current_task();
     if (task == NULL || !coro_in_frame(task, co))
         return;
-    size_t bound = coros_bound(task);
-    for (taal_coro *c = task->coros; c != NULL && bound-- > 0 && coro_in_frame(task, c);
-         c = c->next) {
+    size_t steps = coros_bound(task);
+    for (taal_coro *c = next_on_list(task, NULL, &steps); c != NULL;
+         c = next_on_list(task, c, &steps)) {
         if (c == co) {
             check_dropped(task, co);
+            next_on_list(task, co, &steps);
             return;
         }
     }
@@ -675,16 +729,21 @@ void taal__coro_check_since(taal_coro *mark)
     taal_task *task = taal__current_task();
     if (task == NULL || task->coros == mark)
         return; /* nothing initialised since: the usual case, and quick */
-    size_t bound = coros_bound(task);
-    taal_coro **link = &task->coros;
-    while (*link != NULL && *link != mark && bound-- > 0 && coro_in_frame(task, *link)) {
-        taal_coro *c = *link;
-        if (c->kind != TAAL_CORO_PLAIN) {
-            link = &c->next;
-            continue;
+    size_t steps = coros_bound(task);
+    taal_coro *before = NULL; /* the last header kept on the list */
+    taal_coro *c = next_on_list(task, NULL, &steps);
+    while (c != NULL && c != mark) {
+        taal_coro *next = next_on_list(task, c, &steps);
+        if (c->kind == TAAL_CORO_PLAIN) {
+            check_dropped(task, c);
+            if (before == NULL)
+                task->coros = c->next;
+            else
+                before->next = c->next;
+        } else {
+            before = c;
         }
-        check_dropped(task, c);
-        *link = c->next;
+        c = next;
     }
 }
 
@@ -692,11 +751,11 @@ void taal__coro_check_since(taal_coro *mark)
  * to go, with every coroutine in it. */
 void taal__coros_check(taal_task *task)
 {
-    size_t bound = coros_bound(task);
-    for (taal_coro *c = task->coros; c != NULL && bound-- > 0 && coro_in_frame(task, c);
-         c = c->next)
+    size_t steps = coros_bound(task);
+    for (taal_coro *c = next_on_list(task, NULL, &steps); c != NULL;
+         c = next_on_list(task, c, &steps))
         check_dropped(task, c);
-    task->coros = NULL;
+    task->coros = &list_end;
 }
 
 /* asyncio.sleep(seconds) as a coroutine to initialise and await. */

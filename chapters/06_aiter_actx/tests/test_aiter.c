@@ -395,6 +395,20 @@ TEST(bad_input_to_the_iterator_functions_is_refused)
     CHECK_STR(r.it.co.name, "range_anext");
 }
 
+/* TAAL_CHAPTER and TAAL_VERSION. These tests run against every later
+ * chapter too: the header is chapter 06 or later, and exactly the one the
+ * build says it built them against, of the CMake project's version. */
+TEST(the_header_says_which_chapter_and_which_version_of_taal_it_is)
+{
+    CHECK(TAAL_CHAPTER >= 6);
+    CHECK_EQ(TAAL_CHAPTER, TAAL_TESTED_CHAPTER);
+    char version[32];
+    snprintf(version, sizeof version, "%d.%d.%d", TAAL_VERSION_MAJOR, TAAL_VERSION_MINOR,
+             TAAL_VERSION_PATCH);
+    CHECK_STR(version, TAAL_VERSION);
+    CHECK_STR(TAAL_VERSION, TAAL_TESTED_VERSION);
+}
+
 static const taal_test tests[] = {
     TEST_ENTRY(the_end_of_the_iteration_is_a_status_that_is_not_an_error),
     TEST_ENTRY(each_anext_runs_the_body_from_its_first_line_on_the_same_frame),
@@ -411,6 +425,7 @@ static const taal_test tests[] = {
     TEST_ENTRY(an_iterator_that_never_awaits_runs_without_a_loop),
     TEST_ENTRY(an_anext_while_another_runs_is_erunning),
     TEST_ENTRY(bad_input_to_the_iterator_functions_is_refused),
+    TEST_ENTRY(the_header_says_which_chapter_and_which_version_of_taal_it_is),
 };
 
 int main(int argc, char **argv)

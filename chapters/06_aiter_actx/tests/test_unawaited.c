@@ -369,6 +369,44 @@ TEST(a_copied_frame_cannot_make_the_check_loop_forever)
     CHECK(strncmp(reports, "coroutine 'child_body' was never awaited\n", 41) == 0);
 }
 
+/* A child started again. Assigning its whole frame, as `f->b = (child){0}`,
+ * overwrites its header's link in the task's list (b, then a), which would
+ * cut `a` off, never awaited and never reported. taal says so instead; the
+ * documented way, taal_coro_init() alone, keeps the list. */
+typedef struct restarter {
+    taal_coro co;
+    child a, b;
+    bool assign;
+} restarter;
+
+static int restarter_body(taal_coro *self)
+{
+    restarter *f = (restarter *)self;
+    TAAL_BEGIN(f);
+    taal_coro_init(&f->a.co, child_body); /* and never awaited */
+    taal_coro_init(&f->b.co, child_body);
+    TAAL_AWAIT(&f->b);
+    if (f->assign)
+        f->b = (child){0};
+    taal_coro_init(&f->b.co, child_body);
+    TAAL_AWAIT(&f->b);
+    TAAL_END();
+}
+
+TEST(a_coroutine_header_overwritten_on_the_task_s_list_is_reported_not_a_silent_loss)
+{
+    restarter fr = {.assign = true};
+    int st;
+    CHECK(run_task(restarter_body, &fr, sizeof fr, &st));
+    CHECK_EQ(st, TAAL_OK);
+    CHECK_STR(trace, "child child ");
+    CHECK(strstr(reports, "was overwritten after taal_coro_init() (assigned whole, or "
+                          "cleared)") != NULL);
+    restarter again = {.assign = false};
+    CHECK(run_task(restarter_body, &again, sizeof again, &st));
+    CHECK_STR(reports, "coroutine 'child_body' was never awaited\n");
+}
+
 TEST(a_task_cancelled_before_its_first_step_is_not_reported)
 {
     taal_loop loop;
@@ -423,6 +461,8 @@ static const taal_test tests[] = {
     TEST_ENTRY(a_frame_outside_the_task_s_is_not_checked),
     TEST_ENTRY(a_task_still_pending_at_close_has_its_frame_checked_too),
     TEST_ENTRY(a_copied_frame_cannot_make_the_check_loop_forever),
+    TEST_ENTRY(
+        a_coroutine_header_overwritten_on_the_task_s_list_is_reported_not_a_silent_loss),
     TEST_ENTRY(a_task_cancelled_before_its_first_step_is_not_reported),
     TEST_ENTRY(a_sleep_of_null_is_refused_and_one_of_nan_fails_when_awaited),
 };

@@ -88,7 +88,11 @@ static int echo_main_body(taal_coro *self)
         TAAL_FAIL(f->st);
     puts("echo server on 127.0.0.1, on a port the kernel chose");
     for (f->i = 0; f->i < CLIENTS; f->i++) {
-        f->c = (client){.port = f->server->port, .i = f->i};
+        /* field by field, then taal_coro_init(): assigning the whole frame
+         * (f->c = (client){...}) would overwrite the header's link in the
+         * task's list of coroutines, which taal reports as a misuse */
+        f->c.port = f->server->port;
+        f->c.i = f->i;
         taal_coro_init(&f->c.co, client_body);
         TAAL_AWAIT(&f->c);
     }

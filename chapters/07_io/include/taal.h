@@ -124,6 +124,22 @@
  */
 
 /* ------------------------------------------------------------------------ */
+/** @name Version
+ *  Which chapter's API this header declares, and which version of taal it
+ *  is (the `VERSION` of the CMake project). A program, or a test built
+ *  against several chapters, asks the preprocessor: `#if TAAL_CHAPTER >= 5`
+ *  (cancellation is there). Every chapter keeps the API of the ones before
+ *  it, so compare with `>=`.
+ *  @{
+ */
+#define TAAL_CHAPTER 7       /**< this chapter's number, 1 to 7 */
+#define TAAL_VERSION_MAJOR 0 /**< taal's version: major */
+#define TAAL_VERSION_MINOR 1 /**< taal's version: minor */
+#define TAAL_VERSION_PATCH 0 /**< taal's version: patch */
+#define TAAL_VERSION "0.1.0" /**< the three, as a string */
+/** @} */
+
+/* ------------------------------------------------------------------------ */
 /** @name Status codes
  *  Every taal operation returns an int: zero for success, a positive value
  *  for something that is not a failure ("not finished yet", "no more
@@ -243,7 +259,8 @@ struct taal_coro {
     taal_block *blocks;     /**< its open `async for`/`async with` blocks, the
                                  innermost first (chapter 06) */
     struct taal_coro *next; /**< in its task's list of coroutines initialised in
-                                 the task's frame (chapter 06) */
+                                 the task's frame (chapter 06); overwriting it
+                                 (assigning the whole frame) is reported */
 };
 
 /** Prepares a coroutine header: not started, not finished. Call it from the
@@ -255,7 +272,12 @@ struct taal_coro {
  *  and it was never started, taal reports "coroutine 'name' was never
  *  awaited" (see "Coroutines never awaited"). The macro of the same name
  *  records the body's name for that report; the function, for callers that
- *  take its address, records none. */
+ *  take its address, records none.
+ *
+ *  To start a coroutine again, set its frame's fields one by one and call
+ *  this again: it keeps the header's place on the task's list. Assigning
+ *  the whole frame (`f->c = (child){...}`) overwrites that link, which taal
+ *  reports (TAAL_REPORT_MISUSE) when it next walks the list. */
 int taal_coro_init(taal_coro *co, taal_body_fn body);
 
 /** @cond INTERNAL */
@@ -2330,7 +2352,11 @@ int taal__with_end(taal_block *block);
  *     anext when an __anext__ ends: a coroutine they initialised and left
  *     unstarted is reported at once, as Python's collector would;
  *   - a coroutine initialised again before it was ever started is reported
- *     then: the first one was dropped.
+ *     then: the first one was dropped;
+ *   - a header overwritten while it is on its task's list (a frame assigned
+ *     whole, `f->c = (child){...}`, or cleared) would cut off the coroutines
+ *     initialised before it: that is reported, TAAL_REPORT_MISUSE, when the
+ *     list is next walked. Start a coroutine again with taal_coro_init().
  *  Frames outside a task's (static, malloc'd, a local of main) are not
  *  checked: taal cannot know when they die. A report is
  *  TAAL_REPORT_NEVER_AWAITED (or TAAL_REPORT_NOT_CLOSED), through the
@@ -2493,9 +2519,11 @@ const char *taal_io_backend(void);
  *  no bytes means end of stream, and nothing else does.
  *
  *  Writing. taal_stream_write() sends at once what the kernel takes and
- *  keeps the rest, up to a hard limit; past the high-water mark the stream
- *  is "paused", and TAAL_STREAM_DRAIN waits until the buffer is down to the
- *  low-water mark. A writer that forgets to drain gets TAAL_EWFULL at the
+ *  keeps the rest; past the high-water mark the stream is "paused", and
+ *  TAAL_STREAM_DRAIN waits until the buffer is down to the low-water mark.
+ *  A write into a stream that is not paused is taken whole, however large
+ *  (asyncio's `write(); await drain()`); a writer that goes on writing
+ *  into a paused stream, without draining, gets TAAL_EWFULL at the hard
  *  limit, not a buffer that grows without end.
  *
  *  One task reads and one task writes at a time (two readers waiting at
@@ -2513,7 +2541,8 @@ const char *taal_io_backend(void);
 #define TAAL_STREAM_HIGH_WATER 65536
 /** The default low-water mark: a paused stream resumes at it. */
 #define TAAL_STREAM_LOW_WATER 16384
-/** The default hard limit: a write that would buffer more is refused. */
+/** The default hard limit: a paused stream (past its high-water mark, not
+ *  drained since) refuses a write that would buffer more. */
 #define TAAL_STREAM_MAX_WRITE 262144
 
 struct taal_server;
@@ -2544,13 +2573,14 @@ typedef struct taal_stream {
     taal_future rwait; /**< what a waiting reader is parked on */
 
     /* Writing: bytes [wstart, wend) of wbuf wait to be sent. */
-    char *wbuf;        /**< grown as needed, up to max_write; NULL: none yet */
+    char *wbuf;        /**< grown as needed, up to max_write (past it for one
+                            large write, until that is sent); NULL: none yet */
     size_t wcap;       /**< wbuf's size */
     size_t wstart;     /**< the first unsent byte */
     size_t wend;       /**< the end of the unsent bytes */
     size_t high;       /**< the high-water mark */
     size_t low;        /**< the low-water mark */
-    size_t max_write;  /**< the hard limit of buffered bytes */
+    size_t max_write;  /**< the hard limit of buffered bytes while paused */
     size_t peak;       /**< the most it ever held (the tests read it) */
     int wstatus;       /**< TAAL_OK, or the error that stopped writing */
     bool paused;       /**< above the high-water mark: drain waits */
@@ -2595,14 +2625,21 @@ size_t taal_stream_consume(taal_stream *s, size_t n);
 
 /** transport.set_write_buffer_limits(high, low), and the hard limit:
  *  0 for any of them keeps its current value. TAAL_EINVAL unless
- *  low <= high <= max_write. */
+ *  low <= high <= max_write. Limits below what is already buffered are
+ *  taken, as asyncio takes them: the stream is paused at once (drain
+ *  waits until the backlog is down to @p low), and with a backlog past
+ *  @p max_write every write is refused with TAAL_EWFULL until then. */
 int taal_stream_set_write_limits(taal_stream *s, size_t high, size_t low,
                                  size_t max_write);
 
 /** writer.write(data): queues @p n bytes (sending at once what the kernel
- *  takes). All or nothing: TAAL_EWFULL, and nothing written, if the buffer
- *  would then hold more than max_write (drain first, or write less); the
- *  error that stopped writing (TAAL_EPIPE, TAAL_ECONNRESET, ...);
+ *  takes). A stream that is not paused takes any @p n, as asyncio's does,
+ *  so that `write(body)` then TAAL_STREAM_DRAIN works for a body of any
+ *  size (a buffer grown past max_write for it is freed once it is sent).
+ *  A paused stream (past its high-water mark, its writer not drained
+ *  since) refuses, all or nothing, a write that would make it hold more
+ *  than max_write: TAAL_EWFULL, and nothing written (drain first). Other
+ *  errors: the one that stopped writing (TAAL_EPIPE, TAAL_ECONNRESET, ...);
  *  TAAL_ENOTCONN after close or write_eof; TAAL_ENOMEM; TAAL_EINVAL. */
 int taal_stream_write(taal_stream *s, const void *data, size_t n);
 

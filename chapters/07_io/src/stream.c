@@ -390,13 +390,25 @@ static void shut_writing(taal_stream *s)
         write_failed(s, errno);
 }
 
+/* Does `have + more` stay within `limit`? Asked without adding, and
+ * without subtracting where `have` may already be past `limit` (a limit
+ * lowered below the backlog): unsigned arithmetic that crosses zero wraps
+ * around to a huge number, and a refusal becomes an acceptance. */
+static bool fits(size_t have, size_t more, size_t limit)
+{
+    return have <= limit && more <= limit - have;
+}
+
 /* Room for `extra` more bytes: first by moving what is pending to the
- * front, then by growing, doubling, up to max_write. The buffer keeps its
- * size afterwards, so a steady writer allocates nothing. */
+ * front, then by growing, doubling, up to max_write, or to just what one
+ * large write needs past it. The buffer keeps its size afterwards (up to
+ * max_write: see stream_writable), so a steady writer allocates nothing. */
 static int reserve(taal_stream *s, size_t extra)
 {
+    if (!fits(pending(s), extra, SIZE_MAX))
+        return TAAL_ENOMEM; /* more than any memory holds */
     size_t need = pending(s) + extra;
-    if (s->wend + extra <= s->wcap)
+    if (fits(s->wend, extra, s->wcap))
         return TAAL_OK;
     if (need <= s->wcap) {
         memmove(s->wbuf, s->wbuf + s->wstart, pending(s));
@@ -406,9 +418,10 @@ static int reserve(taal_stream *s, size_t extra)
     }
     size_t cap = s->wcap ? s->wcap : 4096;
     while (cap < need)
-        cap *= 2;
-    if (cap > s->max_write && need <= s->max_write)
-        cap = s->max_write;
+        cap = cap > SIZE_MAX / 2 ? need : cap * 2;
+    size_t most = need > s->max_write ? need : s->max_write;
+    if (cap > most)
+        cap = most;
     char *wbuf = taal__alloc(cap);
     if (wbuf == NULL)
         return TAAL_ENOMEM;
@@ -432,8 +445,13 @@ int taal_stream_write(taal_stream *s, const void *data, size_t n)
         return s->wstatus;
     if (n == 0)
         return TAAL_OK;
-    /* LAB(pressure) BEGIN: refuse what would take the buffer past its hard limit */
-    if (n > s->max_write - pending(s))
+    /* The hard limit bounds a backlog, not one write: a stream that is not
+     * paused (its writer drains, or has not written much) takes any amount
+     * at once, as asyncio's `writer.write(body); await writer.drain()`
+     * does; a paused one, whose writer went past the high-water mark and
+     * has not drained since, is refused what would take it past max_write. */
+    /* LAB(pressure) BEGIN: a writer that has not drained is refused at the hard limit */
+    if (s->paused && !fits(pending(s), n, s->max_write))
         return TAAL_EWFULL;
     /* LAB(pressure) END: (void)0; */
     int rc = reserve(s, n); /* first, so that a failure has written nothing */
@@ -483,6 +501,11 @@ static void stream_writable(void *data)
     }
     if (pending(s) == 0) {
         s->wstart = s->wend = 0;
+        if (s->wcap > s->max_write) { /* grown for one large write: give it back */
+            taal__free(s->wbuf);
+            s->wbuf = NULL;
+            s->wcap = 0;
+        }
         taal_remove_writer(&s->io);
         if (s->eof_pending)
             shut_writing(s);
@@ -525,6 +548,12 @@ int taal_stream_set_write_limits(taal_stream *s, size_t high, size_t low,
     s->high = high;
     s->low = low;
     s->max_write = max_write;
+    /* Limits below what is buffered are taken, as asyncio takes them: the
+     * stream is paused at once, so drain waits; and a paused stream takes
+     * no write past the hard limit, so with a backlog already past it,
+     * every write is refused until the writer has drained. */
+    if (pending(s) > s->high)
+        s->paused = true;
     return TAAL_OK;
 }
 

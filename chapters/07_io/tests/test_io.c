@@ -408,6 +408,20 @@ TEST(the_backend_is_the_one_this_build_chose)
         CHECK_STR(name, wanted);
 }
 
+/* TAAL_CHAPTER and TAAL_VERSION. These tests run against every later
+ * chapter too: the header is chapter 07 or later, and exactly the one the
+ * build says it built them against, of the CMake project's version. */
+TEST(the_header_says_which_chapter_and_which_version_of_taal_it_is)
+{
+    CHECK(TAAL_CHAPTER >= 7);
+    CHECK_EQ(TAAL_CHAPTER, TAAL_TESTED_CHAPTER);
+    char version[32];
+    snprintf(version, sizeof version, "%d.%d.%d", TAAL_VERSION_MAJOR, TAAL_VERSION_MINOR,
+             TAAL_VERSION_PATCH);
+    CHECK_STR(version, TAAL_VERSION);
+    CHECK_STR(TAAL_VERSION, TAAL_TESTED_VERSION);
+}
+
 static const taal_test tests[] = {
     TEST_ENTRY(a_reader_runs_in_the_iteration_that_polls_when_its_descriptor_is_readable),
     TEST_ENTRY(io_callbacks_run_before_what_was_ready_and_after_it_in_fifo_order),
@@ -424,6 +438,7 @@ static const taal_test tests[] = {
     TEST_ENTRY(bad_input_to_watchers_is_refused),
     TEST_ENTRY(closing_the_loop_forgets_its_watchers_and_closes_its_poller),
     TEST_ENTRY(the_backend_is_the_one_this_build_chose),
+    TEST_ENTRY(the_header_says_which_chapter_and_which_version_of_taal_it_is),
 };
 
 int main(int argc, char **argv)

@@ -13,16 +13,29 @@
 
 /* ---- a server whose handler is one of a few behaviours ----------------------- */
 
-typedef enum behaviour { ECHO, SILENT, CLOSE_AT_ONCE, READ_SLOWLY } behaviour;
+/* COUNT reads slowly too, to the end of the stream, and answers with how
+ * many bytes came and their hash: "COUNT HASH\n". */
+typedef enum behaviour { ECHO, SILENT, CLOSE_AT_ONCE, READ_SLOWLY, COUNT } behaviour;
 
 typedef struct handler {
     taal_coro co;
     taal_stream *stream;
     behaviour what;
     char data[4096];
-    size_t n;
+    size_t n, total;
+    uint32_t hash;
     int st;
 } handler;
+
+/* FNV-1a over `n` more bytes: what the two sides of COUNT compare. */
+static uint32_t fnv(uint32_t hash, const char *data, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        hash = (hash ^ (unsigned char)data[i]) * 16777619u;
+    return hash;
+}
+
+#define FNV_START 2166136261u
 
 static int handler_body(taal_coro *self)
 {
@@ -30,19 +43,27 @@ static int handler_body(taal_coro *self)
     TAAL_BEGIN(f);
     if (f->what == SILENT) {
         TAAL_SLEEP_STATUS(f->st, 1000); /* never answers (until cancelled) */
-    } else if (f->what == READ_SLOWLY) {
+    } else if (f->what == READ_SLOWLY || f->what == COUNT) {
         TAAL_SLEEP_STATUS(f->st, 10);
     }
-    while (f->what == ECHO || f->what == READ_SLOWLY) {
+    f->hash = FNV_START;
+    while (f->what == ECHO || f->what == READ_SLOWLY || f->what == COUNT) {
         TAAL_STREAM_READ_STATUS(f->st, f->stream, f->data, sizeof f->data, f->n);
         if (f->st != TAAL_OK || f->n == 0)
             break;
+        f->total += f->n;
+        f->hash = fnv(f->hash, f->data, f->n);
         if (f->what == ECHO)
             f->st = taal_stream_write(f->stream, f->data, f->n);
         if (f->st == TAAL_OK)
             TAAL_STREAM_DRAIN_STATUS(f->st, f->stream);
         if (f->st != TAAL_OK)
             break;
+    }
+    if (f->what == COUNT && f->st == TAAL_OK) {
+        f->n = (size_t)snprintf(f->data, sizeof f->data, "%zu %08x\n", f->total,
+                                (unsigned)f->hash);
+        taal_stream_write(f->stream, f->data, f->n);
     }
     TAAL_STREAM_CLOSE_STATUS(f->st, f->stream);
     TAAL_END();
@@ -68,6 +89,7 @@ struct client {
     taal_stream *stream;
     char data[70000];
     size_t n, total;
+    uint32_t hash; /* of what it wrote, for COUNT */
     int st, i;
     double timeout;
     taal_timeout scope;
@@ -305,6 +327,177 @@ TEST(drain_waits_above_the_high_water_mark_until_the_low_one_and_the_limit_holds
     taal_task_create(&loop, pressure_body, &c, sizeof c, NULL, &task);
     CHECK_EQ(taal_run_until_complete(&loop, taal_task_future(task)), TAAL_OK);
     CHECK_STR(((client *)taal_task_frame(task))->log, "PFBDLK");
+    taal_task_release(task);
+    taal_server_release(server);
+    taal_loop_close(&loop);
+    CHECK_EQ(open_fds(), fds);
+}
+
+/* Writes 4096-byte pieces of 'z' until the kernel takes no more and
+ * the stream holds some (`paused` false), or until the stream is paused
+ * (true). What it wrote goes into the client's total and hash. */
+static int fill(client *f, bool until_paused)
+{
+    memset(f->data, 'z', 4096);
+    while (until_paused ? !f->stream->paused : taal_stream_pending(f->stream) == 0) {
+        int st = taal_stream_write(f->stream, f->data, 4096);
+        if (st != TAAL_OK)
+            return st;
+        f->total += 4096;
+        f->hash = fnv(f->hash, f->data, 4096);
+    }
+    return TAAL_OK;
+}
+
+/* Is the line in f->data, f->n bytes, COUNT's answer to what f wrote? */
+static bool is_count_of_what_was_written(const client *f)
+{
+    char expect[64];
+    int len = snprintf(expect, sizeof expect, "%zu %08x\n", f->total, (unsigned)f->hash);
+    return f->n == (size_t)len && memcmp(f->data, expect, f->n) == 0;
+}
+
+/* One write of 1 MiB + 5 bytes, the kernel already full; then drain:
+ * asyncio's `writer.write(body); await writer.drain()`. */
+static char large[(1 << 20) + 5];
+
+static int large_write_body(taal_coro *self)
+{
+    client *f = (client *)self;
+    TAAL_BEGIN(f);
+    TAAL_OPEN_CONNECTION_STATUS(f->st, f->stream, f->host, f->port);
+    if (f->st != TAAL_OK)
+        TAAL_FAIL(f->st);
+    f->hash = FNV_START;
+    f->st = fill(f, false);
+    if (f->st != TAAL_OK)
+        TAAL_FAIL(f->st);
+    for (size_t k = 0; k < sizeof large; k++)
+        large[k] = (char)(k % 251);
+    f->st = taal_stream_write(f->stream, large, sizeof large);
+    logf_(f, f->st == TAAL_OK ? "W" : "w");
+    if (f->st == TAAL_OK) {
+        f->total += sizeof large;
+        f->hash = fnv(f->hash, large, sizeof large);
+    }
+    logf_(f, f->stream->peak > TAAL_STREAM_MAX_WRITE ? "B" : "b"); /* buffered whole */
+    TAAL_STREAM_DRAIN_STATUS(f->st, f->stream);
+    logf_(f, f->st == TAAL_OK ? "D" : "d");
+    taal_stream_write_eof(f->stream);
+    TAAL_STREAM_READLINE_STATUS(f->st, f->stream, f->data, sizeof f->data, f->n);
+    logf_(f, f->st == TAAL_OK && is_count_of_what_was_written(f) ? "A" : "a");
+    /* sent: the buffer grown past the limit for it is given back */
+    logf_(f, f->stream->wcap <= TAAL_STREAM_MAX_WRITE ? "G" : "g");
+    TAAL_STREAM_CLOSE_STATUS(f->st, f->stream);
+    TAAL_FAIL(f->st);
+    TAAL_END();
+}
+
+TEST(a_write_of_a_mebibyte_and_five_then_drain_arrives_whole_at_the_peer)
+{
+    int fds = open_fds();
+    taal_loop loop;
+    open_loop(&loop);
+    taal_server *server = serve(&loop, "127.0.0.1", COUNT);
+    CHECK(server != NULL);
+    client c = {.host = "127.0.0.1", .port = server->port};
+    taal_task *task = NULL;
+    taal_task_create(&loop, large_write_body, &c, sizeof c, NULL, &task);
+    CHECK_EQ(taal_run_until_complete(&loop, taal_task_future(task)), TAAL_OK);
+    CHECK_STR(((client *)taal_task_frame(task))->log, "WBDAG");
+    taal_task_release(task);
+    taal_server_release(server);
+    taal_loop_close(&loop);
+    CHECK_EQ(open_fds(), fds);
+}
+
+/* Against a peer that never reads: writes without ever draining. */
+static int never_drains_body(taal_coro *self)
+{
+    client *f = (client *)self;
+    TAAL_BEGIN(f);
+    TAAL_OPEN_CONNECTION_STATUS(f->st, f->stream, f->host, f->port);
+    if (f->st != TAAL_OK)
+        TAAL_FAIL(f->st);
+    f->st = fill(f, true);
+    if (f->st != TAAL_OK)
+        TAAL_FAIL(f->st);
+    f->n = taal_stream_pending(f->stream);
+    f->st = taal_stream_write(f->stream, large, sizeof large);
+    logf_(f, f->st == TAAL_EWFULL && taal_stream_pending(f->stream) == f->n ? "F" : "f");
+    for (f->i = 0; f->i < 1000; f->i++)
+        if ((f->st = taal_stream_write(f->stream, f->data, 4096)) != TAAL_OK)
+            break;
+    logf_(f, f->st == TAAL_EWFULL ? "R" : "r");
+    logf_(f, f->stream->peak <= TAAL_STREAM_MAX_WRITE ? "K" : "k");
+    taal_stream_abort(f->stream);
+    TAAL_END();
+}
+
+TEST(a_writer_that_never_drains_is_still_refused_at_the_hard_limit)
+{
+    int fds = open_fds();
+    taal_loop loop;
+    open_loop(&loop);
+    taal_server *server = serve(&loop, "127.0.0.1", SILENT);
+    CHECK(server != NULL);
+    client c = {.host = "127.0.0.1", .port = server->port};
+    taal_task *task = NULL;
+    taal_task_create(&loop, never_drains_body, &c, sizeof c, NULL, &task);
+    CHECK_EQ(taal_run_until_complete(&loop, taal_task_future(task)), TAAL_OK);
+    CHECK_STR(((client *)taal_task_frame(task))->log, "FRK");
+    taal_task_release(task);
+    taal_server_close(server);
+    taal_loop_close(&loop);
+    CHECK_EQ(open_fds(), fds);
+}
+
+/* Limits set below what is buffered: taken, and then they hold. */
+static int lowered_limits_body(taal_coro *self)
+{
+    client *f = (client *)self;
+    TAAL_BEGIN(f);
+    TAAL_OPEN_CONNECTION_STATUS(f->st, f->stream, f->host, f->port);
+    if (f->st != TAAL_OK)
+        TAAL_FAIL(f->st);
+    f->st = fill(f, false); /* the kernel is full, the stream holds a little */
+    if (f->st != TAAL_OK)
+        TAAL_FAIL(f->st);
+    memset(f->data, 'z', 12288);
+    taal_stream_write(f->stream, f->data, 4096); /* buffered whole: past 4096 */
+    /* a high-water mark below the backlog: paused at once, as asyncio does */
+    logf_(f, taal_stream_set_write_limits(f->stream, 4096, 1024, 8192) == TAAL_OK &&
+                     f->stream->paused
+                 ? "S"
+                 : "s");
+    /* more than 8192 buffered (under the defaults), then a hard limit below it */
+    taal_stream_set_write_limits(f->stream, TAAL_STREAM_HIGH_WATER, TAAL_STREAM_LOW_WATER,
+                                 TAAL_STREAM_MAX_WRITE);
+    taal_stream_write(f->stream, f->data, 12288);
+    taal_stream_set_write_limits(f->stream, 4096, 1024, 8192);
+    f->n = taal_stream_pending(f->stream);
+    logf_(f, taal_stream_write(f->stream, "x", 1) == TAAL_EWFULL ? "F" : "f");
+    logf_(f, taal_stream_pending(f->stream) == f->n && f->n > 8192 ? "N" : "n");
+    TAAL_STREAM_DRAIN_STATUS(f->st, f->stream); /* until the peer reads, at 10 s */
+    logf_(f, f->st == TAAL_OK && taal_stream_pending(f->stream) <= 1024 ? "D" : "d");
+    logf_(f, taal_stream_write(f->stream, "x", 1) == TAAL_OK ? "W" : "w");
+    TAAL_STREAM_CLOSE_STATUS(f->st, f->stream);
+    TAAL_FAIL(f->st);
+    TAAL_END();
+}
+
+TEST(write_limits_set_below_the_backlog_pause_the_stream_and_refuse_writes_until_drained)
+{
+    int fds = open_fds();
+    taal_loop loop;
+    open_loop(&loop);
+    taal_server *server = serve(&loop, "127.0.0.1", READ_SLOWLY);
+    CHECK(server != NULL);
+    client c = {.host = "127.0.0.1", .port = server->port};
+    taal_task *task = NULL;
+    taal_task_create(&loop, lowered_limits_body, &c, sizeof c, NULL, &task);
+    CHECK_EQ(taal_run_until_complete(&loop, taal_task_future(task)), TAAL_OK);
+    CHECK_STR(((client *)taal_task_frame(task))->log, "SFNDW");
     taal_task_release(task);
     taal_server_release(server);
     taal_loop_close(&loop);
@@ -557,6 +750,10 @@ static const taal_test tests[] = {
     TEST_ENTRY(two_megabytes_through_partial_sends_and_eagain_arrive_intact),
     TEST_ENTRY(
         drain_waits_above_the_high_water_mark_until_the_low_one_and_the_limit_holds),
+    TEST_ENTRY(a_write_of_a_mebibyte_and_five_then_drain_arrives_whole_at_the_peer),
+    TEST_ENTRY(a_writer_that_never_drains_is_still_refused_at_the_hard_limit),
+    TEST_ENTRY(
+        write_limits_set_below_the_backlog_pause_the_stream_and_refuse_writes_until_drained),
     TEST_ENTRY(timers_keep_firing_while_a_read_waits_and_a_read_times_out),
     TEST_ENTRY(
         a_read_cancelled_while_it_waits_unhooks_itself_and_the_stream_stays_usable),
