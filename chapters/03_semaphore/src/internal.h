@@ -235,5 +235,6 @@ void taal__trace_handed(taal_loop *loop, const taal_task *task,
 /* Synchronisation (sync.c): what a primitive's waiting tasks wait for. */
 void taal__waiters_describe(const taal_future *waiters, char *buf, size_t size);
 const char *taal__waiters_what(const taal_future *waiters);
+void taal__queue_rings_free(taal_loop *loop); /* at close: rings left */
 
 #endif /* TAAL_INTERNAL_H */

@@ -250,5 +250,6 @@ const char *taal__waiters_what(const taal_future *waiters);
 int taal__inherited_priority(const taal_task *task); /* from locks it holds */
 void taal__lend_priority(taal_task *waiter);         /* if it waits for a lock */
 void taal__locks_forget_owner(taal_task *task);      /* it ends holding locks */
+void taal__queue_rings_free(taal_loop *loop);        /* at close: rings left */
 
 #endif /* TAAL_INTERNAL_H */

@@ -255,6 +255,7 @@ int taal__inherited_priority(const taal_task *task); /* from locks it holds */
 void taal__lend_priority(taal_task *waiter);         /* if it waits for a lock */
 void taal__waiter_left(taal_future *waiters);        /* a cancelled task left its line */
 void taal__locks_forget_owner(taal_task *task);      /* it ends holding locks */
+void taal__queue_rings_free(taal_loop *loop);        /* at close: rings left */
 
 /*
 ** Cancellation (task.c). Every await of a task asks, when it starts and
