@@ -11,7 +11,7 @@ set(LAB_HOLES semaphore event queue)
 set(LAB_EXERCISES semaphore event queue condition lifo limit)
 
 set(LAB_semaphore_TITLE "the semaphore")
-set(LAB_semaphore_TASK "Write `taal__semaphore_acquire` and `taal_semaphore_release`: a free permit is taken at once, a released one is handed to the first waiting task, and a bounded semaphore refuses one release too many.")
+set(LAB_semaphore_TASK "Write `taal__semaphore_acquire`, `semaphore_give` and `taal_semaphore_release`: a free permit is taken at once (unless a woken task has not run yet), a released one is handed to the first waiting task, and a bounded semaphore refuses one release too many.")
 set(LAB_semaphore_HOLE semaphore)
 set(LAB_semaphore_TESTS tests/test_semaphore.c)
 set(LAB_semaphore_UNIT_TESTS

@@ -32,7 +32,7 @@ set(LAB_aging_TESTS tests/test_aging.c)
 set(LAB_aging_UNIT_TESTS strict_priority_starves_a_low_task_and_aging_bounds_its_wait)
 
 set(LAB_inherit_TITLE "priority inheritance")
-set(LAB_inherit_TASK "Write `top_waiter`, `taal__inherited_priority`, `taal__lend_priority` and `lock_changes_hands`: a lock's holder runs at the priority of its highest waiter, along chains of locks, until it lets go.")
+set(LAB_inherit_TASK "Write `top_waiter`, `taal__inherited_priority`, `reweigh`, `taal__lend_priority` and `lock_changes_hands`: a lock's holder runs at the priority of its highest waiter, along chains of locks, until it lets go.")
 set(LAB_inherit_HOLE inherit)
 set(LAB_inherit_TESTS tests/test_inherit.c)
 set(LAB_inherit_UNIT_TESTS

@@ -243,6 +243,42 @@ TEST(awaiting_a_task_gives_its_value_or_its_error)
     CHECK_STR(reports, ""); /* every error was retrieved by someone */
 }
 
+/* Awaits a plain future of its caller's storage, on the heap, and frees
+ * it in the step it was woken into: it is done with it. */
+typedef struct freer {
+    taal_coro co;
+    taal_future *future;
+} freer;
+
+static int freer_body(taal_coro *self)
+{
+    freer *f = (freer *)self;
+    TAAL_BEGIN(f);
+    TAAL_AWAIT_FUTURE(f->future);
+    free(f->future);
+    TAAL_END();
+}
+
+/* Nothing looks at the future once the task it woke has run: not the
+ * task, nor the loop dropping the reference the task's handle held. */
+TEST(a_task_may_free_the_plain_future_that_woke_it)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    taal_future *future = malloc(sizeof *future);
+    CHECK(future != NULL);
+    CHECK_EQ(taal_future_init(future, &loop), TAAL_OK);
+    taal_task *t = NULL;
+    taal_task_create(&loop, freer_body, &(freer){.future = future}, sizeof(freer), NULL,
+                     &t);
+    CHECK_EQ(taal_run_once(&loop), TAAL_OK); /* it waits */
+    CHECK_EQ(taal_future_set_result(future, NULL), TAAL_OK);
+    CHECK_EQ(taal_run_until_complete(&loop, taal_task_future(t)), TAAL_OK);
+    taal_task_release(t);
+    CHECK(loop_is_empty(&loop));
+    taal_loop_close(&loop);
+}
+
 /* ---- gather ---------------------------------------------------------------------- */
 
 TEST(gather_gives_results_in_argument_order_whatever_the_finishing_order)
@@ -854,6 +890,7 @@ static const taal_test tests[] = {
     TEST_ENTRY(tasks_take_turns_at_every_sleep_zero),
     TEST_ENTRY(a_bare_yield_in_a_task_requeues_it),
     TEST_ENTRY(awaiting_a_task_gives_its_value_or_its_error),
+    TEST_ENTRY(a_task_may_free_the_plain_future_that_woke_it),
     TEST_ENTRY(gather_gives_results_in_argument_order_whatever_the_finishing_order),
     TEST_ENTRY(gather_fails_with_the_first_error_while_the_others_run_on),
     TEST_ENTRY(gather_of_nothing_is_done_at_once),

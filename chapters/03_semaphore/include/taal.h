@@ -461,6 +461,7 @@ struct taal_loop {
     uint32_t next_task_id; /**< for the default names Task-1, Task-2, ... */
     taal_task *current;    /**< the task whose step is running, or NULL */
     void *free_blocks[TAAL_POOL_CLASSES]; /**< blocks of finished tasks, by size */
+    taal_link rings; /**< queues' rings of items: close frees those left */
 
     /* State. */
     bool running;  /**< inside taal_run_forever() */
@@ -953,6 +954,8 @@ typedef enum taal_waiters_of {
 typedef struct taal_waiters {
     taal_future future; /**< the list (its `waiters`); never completes */
     uint8_t of;         /**< a taal_waiters_of */
+    size_t woken;       /**< tasks it woke that have not run yet: they still
+                             point at it, so it is in use */
 } taal_waiters;
 
 /** asyncio.Semaphore and BoundedSemaphore. Caller storage. */
@@ -981,11 +984,14 @@ int taal_bounded_semaphore_init(taal_semaphore *sem, taal_loop *loop, int value,
  *  TAAL_ERELEASE and stays as it was. TAAL_EINVAL, TAAL_ECLOSED. */
 int taal_semaphore_release(taal_semaphore *sem);
 
-/** True if no permit is free: an acquire would wait. */
+/** True if an acquire would wait: no permit is free, or one is but a task
+ *  that was handed one has not run yet (a newcomer queues behind it, as
+ *  in asyncio). */
 bool taal_semaphore_locked(const taal_semaphore *sem);
 
-/** Forgets @p sem. TAAL_EBUSY (and nothing changes) while tasks wait on
- *  it; TAAL_EINVAL. */
+/** Forgets @p sem. TAAL_EBUSY (and nothing changes) while it is in use:
+ *  while tasks wait on it, or were woken by it (handed a permit) and have
+ *  not run yet; TAAL_EINVAL. */
 int taal_semaphore_destroy(taal_semaphore *sem);
 
 /** asyncio.Lock: a bounded semaphore of one, with the error of a lock. */
@@ -1003,7 +1009,7 @@ int taal_lock_release(taal_lock *lock);
 /** True while @p lock is held (also right after release() handed it on). */
 bool taal_lock_locked(const taal_lock *lock);
 
-/** Forgets @p lock; TAAL_EBUSY while tasks wait on it. */
+/** Forgets @p lock; TAAL_EBUSY while it is in use, as a semaphore. */
 int taal_lock_destroy(taal_lock *lock);
 
 /** asyncio.Event. Caller storage. */
@@ -1026,7 +1032,8 @@ int taal_event_clear(taal_event *event);
 /** True if @p event is set. */
 bool taal_event_is_set(const taal_event *event);
 
-/** Forgets @p event; TAAL_EBUSY while tasks wait on it. */
+/** Forgets @p event; TAAL_EBUSY while it is in use: while tasks wait on
+ *  it, or were woken by it and have not run yet. */
 int taal_event_destroy(taal_event *event);
 
 /** asyncio.Queue: FIFO, bounded unless maxsize is 0. Items are pointers,
@@ -1077,7 +1084,9 @@ bool taal_queue_full(const taal_queue *queue);
 int taal_queue_task_done(taal_queue *queue);
 
 /** Forgets @p queue and frees its ring (its items are the caller's);
- *  TAAL_EBUSY while tasks wait on it. */
+ *  TAAL_EBUSY while it is in use: while tasks wait to get, put or join,
+ *  or were woken by it (handed an item, a slot, "all done") and have not
+ *  run yet. */
 int taal_queue_destroy(taal_queue *queue);
 
 /** @cond INTERNAL */
@@ -1089,7 +1098,7 @@ int taal__queue_placed(taal_queue *queue, void *item);
 int taal__queue_get(taal_queue *queue, void **item);
 int taal__queue_taken(taal_queue *queue, void **item);
 int taal__queue_join(taal_queue *queue);
-int taal__handed(void);
+int taal__handed(taal_waiters *w);
 
 /* The shape of every wait on a primitive: start it (TAAL_OK: done at once;
  * TAAL_SUSPENDED: the task is parked; or an error), and when the task is
@@ -1130,8 +1139,9 @@ int taal__handed(void);
 #define TAAL_LOCK(lock) TAAL__OR_FAIL(TAAL_LOCK_STATUS, lock)
 
 /** `await event.wait()`, status form: at once if it is set. */
-#define TAAL_EVENT_WAIT_STATUS(status_lvalue, event) \
-    TAAL__PARK_INTO(status_lvalue, taal__event_wait(event), taal__handed())
+#define TAAL_EVENT_WAIT_STATUS(status_lvalue, event)        \
+    TAAL__PARK_INTO(status_lvalue, taal__event_wait(event), \
+                    taal__handed(&(event)->waiters))
 /** `await event.wait()`. */
 #define TAAL_EVENT_WAIT(event) TAAL__OR_FAIL(TAAL_EVENT_WAIT_STATUS, event)
 
@@ -1154,8 +1164,9 @@ int taal__handed(void);
     TAAL__OR_FAIL(TAAL_QUEUE_GET_STATUS, queue, item_lvalue)
 
 /** `await queue.join()`, status form: until every item put is task_done(). */
-#define TAAL_QUEUE_JOIN_STATUS(status_lvalue, queue) \
-    TAAL__PARK_INTO(status_lvalue, taal__queue_join(queue), taal__handed())
+#define TAAL_QUEUE_JOIN_STATUS(status_lvalue, queue)        \
+    TAAL__PARK_INTO(status_lvalue, taal__queue_join(queue), \
+                    taal__handed(&(queue)->joiners))
 /** `await queue.join()`. */
 #define TAAL_QUEUE_JOIN(queue) TAAL__OR_FAIL(TAAL_QUEUE_JOIN_STATUS, queue)
 /** @} */

@@ -495,6 +495,7 @@ int taal_loop_init(taal_loop *loop, const taal_loop_options *options)
     memset(loop, 0, sizeof *loop);
     list_init(&loop->ready);
     list_init(&loop->objects);
+    list_init(&loop->rings);
     loop->report = options->report ? options->report : report_to_stderr;
     loop->report_ctx = options->report_ctx;
     if (choose_clock(loop, options->clock) != TAAL_OK ||
@@ -790,6 +791,7 @@ int taal_loop_close(taal_loop *loop)
     }
 
     free_blocks(loop);
+    taal__queue_rings_free(loop);
     if (loop->trace != NULL)
         taal__trace_close(loop);
     loop->closing = false;

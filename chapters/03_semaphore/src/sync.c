@@ -32,6 +32,7 @@ static int waiters_init(taal_waiters *w, taal_loop *loop, taal_waiters_of of)
         return rc;
     w->future.kind = TAAL_FUTURE_WAITERS;
     w->of = (uint8_t)of;
+    w->woken = 0;
     return TAAL_OK;
 }
 
@@ -54,22 +55,34 @@ static size_t waiting(const taal_waiters *w)
     return n;
 }
 
-/* Destroying a primitive: refused while tasks wait on it; after it, every
+static bool loop_open(const taal_waiters *w)
+{
+    const taal_loop *loop = w->future.loop;
+    return loop != NULL && !loop->closed && !loop->closing;
+}
+
+/*
+** Is the primitive in use? Yes while tasks wait on it, and while tasks it
+** woke have not run yet: handed what they waited for, each still points
+** at it, and looks at it when it runs (to collect a permit, an item, a
+** slot). Once the loop has closed, nothing runs any more, and nothing is
+** in use.
+*/
+static bool in_use(const taal_waiters *w)
+{
+    return !nobody_waits(w) || (w->woken > 0 && loop_open(w));
+}
+
+/* Destroying a primitive: refused while it is in use; after it, every
  * operation on it is TAAL_EINVAL, as for one never initialised. */
 static int waiters_destroy(taal_waiters *w)
 {
     if (!waiters_valid(w))
         return TAAL_EINVAL;
-    if (!nobody_waits(w))
+    if (in_use(w))
         return TAAL_EBUSY;
     w->future.waiters.next = w->future.waiters.prev = NULL;
     return TAAL_OK;
-}
-
-static bool loop_open(const taal_waiters *w)
-{
-    const taal_loop *loop = w->future.loop;
-    return loop != NULL && !loop->closed && !loop->closing;
 }
 
 /* May the running task wait on `w`? The checks of every wait, in order. */
@@ -113,18 +126,21 @@ static bool hand_to_first(taal_waiters *w)
     link_remove(&handle->link);
     list_push_back(&loop->ready, &handle->link);
     task->future.handed = true;
+    w->woken++;
     if (loop->trace != NULL)
         taal__trace_handed(loop, task, &w->future);
     return true;
 }
 
-/* On resume: the task collects what it was handed. */
-int taal__handed(void)
+/* On resume from `w`: the task collects what it was handed. Woken, it has
+ * now run: `w` may be destroyed once the caller has done with it. */
+int taal__handed(taal_waiters *w)
 {
     taal_task *task = taal__current_task();
     if (task == NULL || !task->future.handed)
         return TAAL_ESTATE; /* resumed without being handed anything */
     task->future.handed = false;
+    w->woken--;
     return TAAL_OK;
 }
 
@@ -156,8 +172,19 @@ int taal_bounded_semaphore_init(taal_semaphore *sem, taal_loop *loop, int value,
     return semaphore_init(sem, loop, value, name, true, TAAL_WAITERS_SEMAPHORE);
 }
 
-/* A free permit is taken at once, without suspending, as asyncio does;
- * with hand-over, a free permit means that nobody waits. */
+/*
+** May a newcomer take a permit at once? Only if one is free and nobody is
+** ahead of it: nobody in line, and no woken task that has not run yet. A
+** permit released while a woken task has not run (a second release, say)
+** is free, but the newcomer queues behind that task, as in asyncio, whose
+** locked() stays true until the woken task has run.
+*/
+static bool permit_free(const taal_semaphore *sem)
+{
+    return sem->value > 0 && sem->handing == 0 && nobody_waits(&sem->waiters);
+}
+
+/* A free permit is taken at once, without suspending, as asyncio does. */
 int taal__semaphore_acquire(taal_semaphore *sem)
 {
     /* LAB(semaphore) BEGIN: take a free permit, or wait for one */
@@ -165,7 +192,7 @@ int taal__semaphore_acquire(taal_semaphore *sem)
     int rc = sem == NULL ? TAAL_EINVAL : check_wait(&sem->waiters, &task);
     if (rc != TAAL_OK)
         return rc;
-    if (sem->value > 0) {
+    if (permit_free(sem)) {
         sem->value--;
         return TAAL_OK;
     }
@@ -173,13 +200,40 @@ int taal__semaphore_acquire(taal_semaphore *sem)
     /* LAB(semaphore) END: (void)sem; return TAAL_ENOTIMPL; */
 }
 
+static void semaphore_give(taal_semaphore *sem);
+static void hand_out_free(taal_semaphore *sem);
+
 /* The woken task collects the permit it was handed. */
 int taal__semaphore_acquired(taal_semaphore *sem)
 {
-    int rc = taal__handed();
+    int rc = taal__handed(&sem->waiters);
     if (rc == TAAL_OK)
         sem->handing--;
+    hand_out_free(sem);
     return rc;
+}
+
+/* A permit goes to the first waiting task if there is one (it now holds
+ * it), else back to the free ones. */
+static void semaphore_give(taal_semaphore *sem)
+{
+    /* LAB(semaphore) BEGIN: to the first waiter, or back to the free ones */
+    if (hand_to_first(&sem->waiters))
+        sem->handing++; /* the permit went straight to the waiter */
+    else
+        sem->value++;
+    /* LAB(semaphore) END: (void)sem; */
+}
+
+/* A woken task has run: newcomers that queued behind it while permits
+ * were free get them now, first come, first served (asyncio does this
+ * in the `finally` of its acquire). */
+static void hand_out_free(taal_semaphore *sem)
+{
+    while (sem->value > 0 && !nobody_waits(&sem->waiters)) {
+        sem->value--;
+        semaphore_give(sem);
+    }
 }
 
 /*
@@ -202,17 +256,14 @@ int taal_semaphore_release(taal_semaphore *sem)
     /* LAB(semaphore) BEGIN: give the permit to the first waiter, or back */
     if (sem->bounded && sem->value + sem->handing >= sem->bound)
         return TAAL_ERELEASE;
-    if (hand_to_first(&sem->waiters))
-        sem->handing++; /* the permit went straight to the waiter */
-    else
-        sem->value++;
+    semaphore_give(sem);
     return TAAL_OK;
     /* LAB(semaphore) END: return TAAL_ENOTIMPL; */
 }
 
 bool taal_semaphore_locked(const taal_semaphore *sem)
 {
-    return sem != NULL && waiters_valid(&sem->waiters) && sem->value == 0;
+    return sem != NULL && waiters_valid(&sem->waiters) && !permit_free(sem);
 }
 
 int taal_semaphore_destroy(taal_semaphore *sem)
@@ -330,18 +381,59 @@ static bool slot_free(const taal_queue *q)
     return q->maxsize == 0 || q->count + q->slots_handed < q->maxsize;
 }
 
+/*
+** A ring belongs to the loop as well as to its queue: it is on the loop's
+** list of rings, and closing the loop frees every ring still there. So a
+** queue that is never destroyed, say one in the frame of a task that was
+** still pending at close (close frees the frame), costs its ring only
+** until close, not for the life of the program. The list is in the
+** rings, not in the queues: a queue's storage may be gone (a freed frame)
+** while its ring is not.
+*/
+typedef struct ring {
+    taal_link link; /* on loop->rings */
+    void *items[];  /* the queue's `items` */
+} ring;
+
+static void **ring_alloc(taal_loop *loop, size_t capacity)
+{
+    if (capacity > (SIZE_MAX - sizeof(ring)) / sizeof(void *))
+        return NULL;
+    ring *r = taal__alloc(sizeof(ring) + capacity * sizeof(void *));
+    if (r == NULL)
+        return NULL;
+    list_push_back(&loop->rings, &r->link);
+    return r->items;
+}
+
+static void ring_free(void **items)
+{
+    if (items == NULL)
+        return;
+    ring *r = TAAL_CONTAINER_OF(items, ring, items);
+    link_remove(&r->link);
+    taal__free(r);
+}
+
+void taal__queue_rings_free(taal_loop *loop)
+{
+    while (!list_empty(&loop->rings)) {
+        ring *r = TAAL_CONTAINER_OF(loop->rings.next, ring, link);
+        link_remove(&r->link);
+        taal__free(r);
+    }
+}
+
 /* An unbounded queue grows by doubling, unwrapping the ring as it copies. */
 static int grow(taal_queue *q)
 {
     size_t capacity = q->capacity ? 2 * q->capacity : 16;
-    if (capacity > SIZE_MAX / sizeof(void *))
-        return TAAL_ENOMEM;
-    void **items = taal__alloc(capacity * sizeof(void *));
+    void **items = ring_alloc(q->getters.future.loop, capacity);
     if (items == NULL)
         return TAAL_ENOMEM;
     for (size_t k = 0; k < q->count; k++)
         items[k] = q->items[at(q, k)];
-    taal__free(q->items);
+    ring_free(q->items);
     q->items = items;
     q->capacity = capacity;
     q->head = 0;
@@ -389,7 +481,7 @@ int taal_queue_init(taal_queue *queue, taal_loop *loop, size_t maxsize, const ch
     if (rc == TAAL_OK)
         rc = waiters_init(&queue->joiners, loop, TAAL_WAITERS_JOIN);
     if (rc == TAAL_OK && maxsize > 0) {
-        queue->items = taal__alloc(maxsize * sizeof(void *));
+        queue->items = ring_alloc(loop, maxsize);
         rc = queue->items == NULL ? TAAL_ENOMEM : TAAL_OK;
     }
     if (rc != TAAL_OK) {
@@ -464,7 +556,7 @@ int taal__queue_put(taal_queue *queue, void *item)
 /* A woken putter fills the slot it was handed. */
 int taal__queue_placed(taal_queue *queue, void *item)
 {
-    int rc = taal__handed();
+    int rc = taal__handed(&queue->putters);
     if (rc != TAAL_OK)
         return rc;
     queue->slots_handed--;
@@ -488,7 +580,7 @@ int taal__queue_get(taal_queue *queue, void **item)
 /* A woken getter takes the item it was handed: the oldest one. */
 int taal__queue_taken(taal_queue *queue, void **item)
 {
-    int rc = taal__handed();
+    int rc = taal__handed(&queue->getters);
     if (rc != TAAL_OK)
         return rc;
     queue->items_handed--;
@@ -538,10 +630,10 @@ int taal_queue_destroy(taal_queue *queue)
 {
     if (!queue_valid(queue))
         return TAAL_EINVAL;
-    if (!nobody_waits(&queue->getters) || !nobody_waits(&queue->putters) ||
-        !nobody_waits(&queue->joiners))
+    if (in_use(&queue->getters) || in_use(&queue->putters) || in_use(&queue->joiners))
         return TAAL_EBUSY;
-    taal__free(queue->items);
+    if (loop_open(&queue->getters))
+        ring_free(queue->items); /* else the loop's close has freed it */
     memset(queue, 0, sizeof *queue);
     return TAAL_OK;
 }

@@ -284,6 +284,118 @@ TEST(join_returns_after_the_last_task_done_not_when_the_queue_is_empty)
     taal_loop_close(&loop);
 }
 
+/* ---- in use until the tasks it woke have run -----------------------------------------
+ */
+
+/*
+** A queue that has handed an item to a getter, a free slot to a putter, or
+** "all done" to the tasks in join() is in use until they have run: each
+** still has to collect from it. Destroying it before is refused, and
+** changes nothing. (Issue 19: destroy freed the ring and said TAAL_OK; the
+** woken getter then divided by the capacity, zero.)
+*/
+TEST(a_queue_is_in_use_until_the_getter_it_handed_an_item_has_run)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    trace[0] = '\0';
+    taal_queue q;
+    taal_queue_init(&q, &loop, 2, "q");
+    taal_task *t[1] = {
+        spawn(&loop, getter_body, &(getter){.q = &q, .n = 1}, sizeof(getter))};
+    CHECK_EQ(taal_run_once(&loop), TAAL_OK); /* the getter waits */
+    CHECK_EQ(taal_queue_put_nowait(&q, "x"), TAAL_OK);
+    CHECK_EQ(taal_queue_destroy(&q), TAAL_EBUSY); /* "x" is the getter's */
+    CHECK(finish(&loop, t, 1));
+    CHECK_STR(trace, "x");
+    CHECK_EQ(taal_queue_destroy(&q), TAAL_OK);
+    taal_loop_close(&loop);
+}
+
+TEST(a_queue_is_in_use_until_the_putter_it_handed_a_slot_has_run)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    trace[0] = '\0';
+    taal_queue q;
+    taal_queue_init(&q, &loop, 1, "q");
+    taal_queue_put_nowait(&q, "a");
+    taal_task *t[1] = {spawn(&loop, putter_body,
+                             &(putter){.q = &q, .items = abc + 1, .n = 1},
+                             sizeof(putter))};
+    CHECK_EQ(taal_run_once(&loop), TAAL_OK); /* the putter waits: full */
+    void *item;
+    CHECK_EQ(taal_queue_get_nowait(&q, &item), TAAL_OK);
+    CHECK_EQ(taal_queue_destroy(&q), TAAL_EBUSY); /* the slot is the putter's */
+    CHECK(finish(&loop, t, 1));
+    CHECK_EQ(taal_queue_get_nowait(&q, &item), TAAL_OK);
+    CHECK_STR(item, "b");
+    CHECK_EQ(taal_queue_destroy(&q), TAAL_OK);
+    taal_loop_close(&loop);
+}
+
+TEST(a_queue_is_in_use_until_the_joiners_it_woke_have_run)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    trace[0] = '\0';
+    taal_queue q;
+    taal_queue_init(&q, &loop, 0, "q");
+    taal_queue_put_nowait(&q, "a");
+    taal_task *t[1] = {spawn(&loop, joiner_body, &(joiner){.q = &q}, sizeof(joiner))};
+    CHECK_EQ(taal_run_once(&loop), TAAL_OK); /* it waits for "a" to be done */
+    void *item;
+    taal_queue_get_nowait(&q, &item);
+    CHECK_EQ(taal_queue_task_done(&q), TAAL_OK);
+    CHECK_EQ(taal_queue_destroy(&q), TAAL_EBUSY);
+    CHECK(finish(&loop, t, 1));
+    CHECK_STR(trace, "J");
+    CHECK_EQ(taal_queue_destroy(&q), TAAL_OK);
+    taal_loop_close(&loop);
+}
+
+/* ---- a ring nobody destroyed ------------------------------------------------------- */
+
+/* Makes a bounded queue in its own frame, then waits for ever. */
+typedef struct hoarder {
+    taal_coro co;
+    taal_queue q;
+    taal_event never;
+} hoarder;
+
+static int hoarder_body(taal_coro *self)
+{
+    hoarder *f = (hoarder *)self;
+    TAAL_BEGIN(f);
+    if (taal_queue_init(&f->q, taal_running_loop(), 64, "mine") != TAAL_OK)
+        TAAL_FAIL(TAAL_EUSER);
+    taal_queue_put_nowait(&f->q, "a");
+    taal_event_init(&f->never, taal_running_loop(), "never");
+    TAAL_EVENT_WAIT(&f->never);
+    TAAL_END();
+}
+
+/* The task is still pending when the loop closes, which frees its frame
+ * and the queue in it: the close frees the queue's ring too (issue 19:
+ * it leaked). Every allocation is counted. */
+TEST(closing_the_loop_frees_the_ring_of_a_queue_it_was_never_asked_to)
+{
+    static const taal_allocator counting = {taal_check_malloc, taal_check_realloc,
+                                            taal_check_free};
+    CHECK_EQ(taal_set_allocator(&counting), TAAL_OK);
+    taal_check_alloc_reset(0);
+    taal_loop loop;
+    open_loop(&loop);
+    taal_task *t = spawn(&loop, hoarder_body, &(hoarder){0}, sizeof(hoarder));
+    CHECK_EQ(taal_run_once(&loop), TAAL_OK);
+    CHECK(taal_check_alloc_live() >= 2); /* the task, the ring */
+    taal_loop_close(&loop);
+    CHECK(strstr(reports, "was still pending when the loop closed") != NULL);
+    taal_task_release(t);
+    CHECK_EQ(taal_check_alloc_live(), 0);
+    taal_set_allocator(NULL);
+}
+
 /* ---- reports and bad input
  * ------------------------------------------------------------- */
 
@@ -349,6 +461,10 @@ static const taal_test tests[] = {
     TEST_ENTRY(woken_getters_get_the_oldest_items_in_order_and_a_newcomer_the_next),
     TEST_ENTRY(a_get_hands_the_free_slot_to_the_first_waiting_putter),
     TEST_ENTRY(join_returns_after_the_last_task_done_not_when_the_queue_is_empty),
+    TEST_ENTRY(a_queue_is_in_use_until_the_getter_it_handed_an_item_has_run),
+    TEST_ENTRY(a_queue_is_in_use_until_the_putter_it_handed_a_slot_has_run),
+    TEST_ENTRY(a_queue_is_in_use_until_the_joiners_it_woke_have_run),
+    TEST_ENTRY(closing_the_loop_frees_the_ring_of_a_queue_it_was_never_asked_to),
     TEST_ENTRY(a_deadlock_report_says_what_a_queue_waiter_waits_for),
     TEST_ENTRY(queue_bad_input_is_refused_with_a_code),
 };

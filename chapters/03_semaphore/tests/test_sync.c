@@ -344,6 +344,159 @@ TEST(waiting_on_a_set_event_does_not_suspend)
     taal_loop_close(&loop);
 }
 
+/* ---- in use until the tasks it woke have run -------------------------------------- */
+
+/*
+** A primitive that has woken a task (handed it a permit, the lock, "it was
+** set") is still in use until that task has run: the task points at it,
+** and collects from it when it runs. Destroying it before is refused with
+** TAAL_EBUSY, and changes nothing; once the task has run, it succeeds.
+** (Issue 19: destroy said TAAL_OK, and the woken task then used what was
+** destroyed.) Each test parks a task, wakes it from outside any task, and
+** tries to destroy at once.
+*/
+TEST(a_semaphore_is_in_use_until_the_task_it_handed_a_permit_has_run)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    trace[0] = '\0';
+    taal_semaphore sem;
+    taal_semaphore_init(&sem, &loop, 0, "s");
+    taal_task *t[1] = {spawn_user(&loop, (user){.sem = &sem, .label = "w"})};
+    CHECK_EQ(taal_run_once(&loop), TAAL_OK); /* w waits */
+    CHECK_EQ(taal_semaphore_release(&sem), TAAL_OK);
+    CHECK_EQ(taal_semaphore_destroy(&sem), TAAL_EBUSY); /* w holds a permit */
+    CHECK(finish(&loop, t, 1));
+    CHECK_STR(trace, "w+");
+    CHECK_EQ(taal_semaphore_destroy(&sem), TAAL_OK);
+    taal_loop_close(&loop);
+}
+
+/* Takes the lock and ends holding it (asyncio allows that). */
+static int grab_body(taal_coro *self)
+{
+    locker *f = (locker *)self;
+    TAAL_BEGIN(f);
+    TAAL_LOCK(f->lock);
+    TAAL_END();
+}
+
+TEST(a_lock_is_in_use_until_the_task_it_was_handed_to_has_run)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    trace[0] = '\0';
+    taal_lock lock;
+    taal_lock_init(&lock, &loop, "l");
+    taal_task *t[2];
+    taal_task_create(&loop, grab_body, &(locker){.lock = &lock}, sizeof(locker), NULL,
+                     &t[0]);
+    taal_task_create(&loop, locker_body, &(locker){.lock = &lock, .label = "b"},
+                     sizeof(locker), NULL, &t[1]);
+    CHECK_EQ(taal_run_once(&loop), TAAL_OK); /* the grab holds it, b waits */
+    CHECK_EQ(taal_lock_release(&lock), TAAL_OK);
+    CHECK_EQ(taal_lock_destroy(&lock), TAAL_EBUSY); /* b holds it, not run yet */
+    CHECK(finish(&loop, t, 2));
+    CHECK_STR(trace, "b");
+    CHECK_EQ(taal_lock_destroy(&lock), TAAL_OK);
+    taal_loop_close(&loop);
+}
+
+TEST(an_event_is_in_use_until_the_tasks_it_woke_have_run)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    trace[0] = '\0';
+    taal_event event;
+    taal_event_init(&event, &loop, "e");
+    taal_task *t[2] = {spawn_waiter(&loop, (waiter){.event = &event, .label = "1"}),
+                       spawn_waiter(&loop, (waiter){.event = &event, .label = "2"})};
+    CHECK_EQ(taal_run_once(&loop), TAAL_OK); /* both wait */
+    CHECK_EQ(taal_event_set(&event), TAAL_OK);
+    CHECK_EQ(taal_event_destroy(&event), TAAL_EBUSY);
+    CHECK(finish(&loop, t, 2));
+    CHECK_STR(trace, "1212");
+    CHECK_EQ(taal_event_destroy(&event), TAAL_OK);
+    taal_loop_close(&loop);
+}
+
+/* Acquires a semaphore of its own making, then destroys it and frees its
+ * storage, in the step it was woken into. */
+static int last_user_body(taal_coro *self)
+{
+    quick *f = (quick *)self;
+    TAAL_BEGIN(f);
+    TAAL_ACQUIRE(f->sem);
+    taal_semaphore_release(f->sem);
+    if (taal_semaphore_destroy(f->sem) != TAAL_OK)
+        TAAL_FAIL(TAAL_EUSER);
+    free(f->sem);
+    note("freed");
+    TAAL_END();
+}
+
+/* Once the woken task has collected its permit, nothing looks at the
+ * semaphore any more: not the task, nor the loop after the task's step. */
+TEST(the_task_a_semaphore_woke_may_destroy_and_free_it_at_once)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    trace[0] = '\0';
+    taal_semaphore *sem = malloc(sizeof *sem);
+    CHECK(sem != NULL);
+    taal_semaphore_init(sem, &loop, 0, "s");
+    taal_task *t[1];
+    taal_task_create(&loop, last_user_body, &(quick){.sem = sem}, sizeof(quick), NULL,
+                     &t[0]);
+    CHECK_EQ(taal_run_once(&loop), TAAL_OK); /* it waits */
+    CHECK_EQ(taal_semaphore_release(sem), TAAL_OK);
+    CHECK(finish(&loop, t, 1));
+    CHECK_STR(trace, "freed");
+    taal_loop_close(&loop);
+}
+
+/* ---- a newcomer and a woken task ----------------------------------------------------
+ */
+
+/* At 1 s, releases twice (the first permit goes to the task that waits,
+ * the second is free), notes whether the semaphore looks locked, then
+ * acquires it: it is a newcomer. */
+static int newcomer_body(taal_coro *self)
+{
+    quick *f = (quick *)self;
+    TAAL_BEGIN(f);
+    TAAL_SLEEP(1);
+    taal_semaphore_release(f->sem);
+    taal_semaphore_release(f->sem);
+    note(taal_semaphore_locked(f->sem) ? "L" : "U");
+    TAAL_ACQUIRE(f->sem);
+    note("n");
+    taal_semaphore_release(f->sem);
+    TAAL_END();
+}
+
+/* asyncio's rule, checked on CPython 3.12 and 3.13: a newcomer queues
+ * behind a woken task that has not run yet, even when a permit is free,
+ * and locked() says so; the woken task, once it has run, hands the free
+ * permit on to the newcomer. Nobody runs ahead of a task woken before it
+ * asked. */
+TEST(a_newcomer_queues_behind_a_woken_task_even_with_a_permit_free)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    trace[0] = '\0';
+    taal_semaphore sem;
+    taal_semaphore_init(&sem, &loop, 0, "s");
+    taal_task *t[2] = {spawn_user(&loop, (user){.sem = &sem, .label = "w"})};
+    taal_task_create(&loop, newcomer_body, &(quick){.sem = &sem}, sizeof(quick), NULL,
+                     &t[1]);
+    CHECK(finish(&loop, t, 2));
+    CHECK_STR(trace, "Lw+n"); /* not "Unw+": the newcomer went first */
+    CHECK_EQ(sem.value, 2);   /* both permits back */
+    CHECK(!taal_semaphore_locked(&sem));
+    taal_loop_close(&loop);
+}
+
 /* ---- what a stuck task waits for --------------------------------------------------- */
 
 TEST(a_deadlock_report_names_the_primitive_and_its_state)
@@ -450,6 +603,11 @@ static const taal_test tests[] = {
     TEST_ENTRY(a_lock_is_handed_over_in_order_and_its_releaser_queues_behind),
     TEST_ENTRY(setting_an_event_wakes_every_waiter_even_if_it_is_cleared_at_once),
     TEST_ENTRY(waiting_on_a_set_event_does_not_suspend),
+    TEST_ENTRY(a_semaphore_is_in_use_until_the_task_it_handed_a_permit_has_run),
+    TEST_ENTRY(a_lock_is_in_use_until_the_task_it_was_handed_to_has_run),
+    TEST_ENTRY(an_event_is_in_use_until_the_tasks_it_woke_have_run),
+    TEST_ENTRY(the_task_a_semaphore_woke_may_destroy_and_free_it_at_once),
+    TEST_ENTRY(a_newcomer_queues_behind_a_woken_task_even_with_a_permit_free),
     TEST_ENTRY(a_deadlock_report_names_the_primitive_and_its_state),
     TEST_ENTRY(bad_input_is_refused_with_a_code),
     TEST_ENTRY(the_header_says_which_chapter_and_which_version_of_taal_it_is),

@@ -182,11 +182,15 @@ static inline void taal__future_retain(taal_future *future)
         k->refs++;
 }
 
-static inline void taal__future_unref(taal_future *future)
+static inline void taal__keeper_unref(taal_future *k)
 {
-    taal_future *k = taal__future_keeper(future);
     if (k != NULL && k->refs != TAAL__REFS_STUCK && --k->refs == 0)
         taal__future_free(k);
+}
+
+static inline void taal__future_unref(taal_future *future)
+{
+    taal__keeper_unref(taal__future_keeper(future));
 }
 void taal__future_unhook(taal_future *future); /* off every list, for close */
 void taal__future_orphan(taal_future *future); /* held at close: keep, inert */
@@ -198,9 +202,11 @@ void taal__future_for_each_child(taal_future *future,
 /* Running a handle. A plain callback is called with its data. A
  * done-callback is called with its future too, and then drops the
  * reference its handle held: the future was kept alive until its callback
- * had run. The handle is read before the call, never after, since the
- * callback may reuse its storage. Inline: it runs for every callback and
- * every step of every task. */
+ * had run. The handle, and the future's keeper, are read before the call,
+ * never after: the callback may reuse the handle's storage, and may free
+ * a future of the caller's storage that it is done with (a task woken by
+ * a plain future or a primitive may destroy and free it in that very
+ * step). Inline: it runs for every callback and every step of every task. */
 static inline void taal__handle_run(taal_handle *handle)
 {
     taal_future *future = handle->future;
@@ -209,8 +215,9 @@ static inline void taal__handle_run(taal_handle *handle)
         return;
     }
     handle->future = NULL;
+    taal_future *keeper = taal__future_keeper(future);
     handle->fn.done(future, handle->data);
-    taal__future_unref(future);
+    taal__keeper_unref(keeper);
 }
 
 /* Tasks (task.c). */
@@ -243,5 +250,6 @@ const char *taal__waiters_what(const taal_future *waiters);
 int taal__inherited_priority(const taal_task *task); /* from locks it holds */
 void taal__lend_priority(taal_task *waiter);         /* if it waits for a lock */
 void taal__locks_forget_owner(taal_task *task);      /* it ends holding locks */
+void taal__queue_rings_free(taal_loop *loop);        /* at close: rings left */
 
 #endif /* TAAL_INTERNAL_H */

@@ -712,6 +712,7 @@ int taal_loop_init(taal_loop *loop, const taal_loop_options *options)
     list_init(&loop->batch);
     list_init(&loop->held_locks);
     list_init(&loop->objects);
+    list_init(&loop->rings);
     loop->aging = options->aging;
     loop->report = options->report ? options->report : report_to_stderr;
     loop->report_ctx = options->report_ctx;
@@ -1030,6 +1031,7 @@ int taal_loop_close(taal_loop *loop)
     }
 
     free_blocks(loop);
+    taal__queue_rings_free(loop);
     if (loop->trace != NULL)
         taal__trace_close(loop);
     loop->closing = false;

@@ -32,6 +32,7 @@ static int waiters_init(taal_waiters *w, taal_loop *loop, taal_waiters_of of)
         return rc;
     w->future.kind = TAAL_FUTURE_WAITERS;
     w->of = (uint8_t)of;
+    w->woken = 0;
     return TAAL_OK;
 }
 
@@ -54,22 +55,34 @@ static size_t waiting(const taal_waiters *w)
     return n;
 }
 
-/* Destroying a primitive: refused while tasks wait on it; after it, every
+static bool loop_open(const taal_waiters *w)
+{
+    const taal_loop *loop = w->future.loop;
+    return loop != NULL && !loop->closed && !loop->closing;
+}
+
+/*
+** Is the primitive in use? Yes while tasks wait on it, and while tasks it
+** woke have not run yet: handed what they waited for, each still points
+** at it, and looks at it when it runs (to collect a permit, an item, a
+** slot). Once the loop has closed, nothing runs any more, and nothing is
+** in use.
+*/
+static bool in_use(const taal_waiters *w)
+{
+    return !nobody_waits(w) || (w->woken > 0 && loop_open(w));
+}
+
+/* Destroying a primitive: refused while it is in use; after it, every
  * operation on it is TAAL_EINVAL, as for one never initialised. */
 static int waiters_destroy(taal_waiters *w)
 {
     if (!waiters_valid(w))
         return TAAL_EINVAL;
-    if (!nobody_waits(w))
+    if (in_use(w))
         return TAAL_EBUSY;
     w->future.waiters.next = w->future.waiters.prev = NULL;
     return TAAL_OK;
-}
-
-static bool loop_open(const taal_waiters *w)
-{
-    const taal_loop *loop = w->future.loop;
-    return loop != NULL && !loop->closed && !loop->closing;
 }
 
 /* May the running task wait on `w`? The checks of every wait, in order. */
@@ -113,18 +126,21 @@ static taal_task *hand_to_first(taal_waiters *w)
     link_remove(&handle->link);
     taal__ready_push(loop, handle);
     task->future.handed = true;
+    w->woken++;
     if (loop->trace != NULL)
         taal__trace_handed(loop, task, &w->future);
     return task;
 }
 
-/* On resume: the task collects what it was handed. */
-int taal__handed(void)
+/* On resume from `w`: the task collects what it was handed. Woken, it has
+ * now run: `w` may be destroyed once the caller has done with it. */
+int taal__handed(taal_waiters *w)
 {
     taal_task *task = taal__current_task();
     if (task == NULL || !task->future.handed)
         return TAAL_ESTATE; /* resumed without being handed anything */
     task->future.handed = false;
+    w->woken--;
     return TAAL_OK;
 }
 
@@ -158,8 +174,19 @@ int taal_bounded_semaphore_init(taal_semaphore *sem, taal_loop *loop, int value,
     return semaphore_init(sem, loop, value, name, true, TAAL_WAITERS_SEMAPHORE);
 }
 
-/* A free permit is taken at once, without suspending, as asyncio does;
- * with hand-over, a free permit means that nobody waits. */
+/*
+** May a newcomer take a permit at once? Only if one is free and nobody is
+** ahead of it: nobody in line, and no woken task that has not run yet. A
+** permit released while a woken task has not run (a second release, say)
+** is free, but the newcomer queues behind that task, as in asyncio, whose
+** locked() stays true until the woken task has run.
+*/
+static bool permit_free(const taal_semaphore *sem)
+{
+    return sem->value > 0 && sem->handing == 0 && nobody_waits(&sem->waiters);
+}
+
+/* A free permit is taken at once, without suspending, as asyncio does. */
 int taal__semaphore_acquire(taal_semaphore *sem)
 {
     /* LAB(semaphore) BEGIN: take a free permit, or wait for one */
@@ -167,7 +194,7 @@ int taal__semaphore_acquire(taal_semaphore *sem)
     int rc = sem == NULL ? TAAL_EINVAL : check_wait(&sem->waiters, &task);
     if (rc != TAAL_OK)
         return rc;
-    if (sem->value > 0) {
+    if (permit_free(sem)) {
         sem->value--;
         if (sem->waiters.of == TAAL_WAITERS_LOCK)
             lock_changes_hands(TAAL_CONTAINER_OF(sem, taal_lock, sem), task);
@@ -180,13 +207,41 @@ int taal__semaphore_acquire(taal_semaphore *sem)
     /* LAB(semaphore) END: (void)sem; return TAAL_ENOTIMPL; */
 }
 
+static void semaphore_give(taal_semaphore *sem);
+static void hand_out_free(taal_semaphore *sem);
+
 /* The woken task collects the permit it was handed. */
 int taal__semaphore_acquired(taal_semaphore *sem)
 {
-    int rc = taal__handed();
+    int rc = taal__handed(&sem->waiters);
     if (rc == TAAL_OK)
         sem->handing--;
+    hand_out_free(sem);
     return rc;
+}
+
+/* A permit goes to the first waiting task if there is one (it now holds
+ * it), else back to the free ones. */
+static void semaphore_give(taal_semaphore *sem)
+{
+    taal_task *woken_task = hand_to_first(&sem->waiters);
+    if (woken_task != NULL)
+        sem->handing++; /* the permit went straight to the waiter */
+    else
+        sem->value++;
+    if (sem->waiters.of == TAAL_WAITERS_LOCK)
+        lock_changes_hands(TAAL_CONTAINER_OF(sem, taal_lock, sem), woken_task);
+}
+
+/* A woken task has run: newcomers that queued behind it while permits
+ * were free get them now, first come, first served (asyncio does this
+ * in the `finally` of its acquire). */
+static void hand_out_free(taal_semaphore *sem)
+{
+    while (sem->value > 0 && !nobody_waits(&sem->waiters)) {
+        sem->value--;
+        semaphore_give(sem);
+    }
 }
 
 /*
@@ -209,20 +264,14 @@ int taal_semaphore_release(taal_semaphore *sem)
     /* LAB(semaphore) BEGIN: give the permit to the first waiter, or back */
     if (sem->bounded && sem->value + sem->handing >= sem->bound)
         return TAAL_ERELEASE;
-    taal_task *woken = hand_to_first(&sem->waiters);
-    if (woken != NULL)
-        sem->handing++; /* the permit went straight to the waiter */
-    else
-        sem->value++;
-    if (sem->waiters.of == TAAL_WAITERS_LOCK)
-        lock_changes_hands(TAAL_CONTAINER_OF(sem, taal_lock, sem), woken);
+    semaphore_give(sem);
     return TAAL_OK;
     /* LAB(semaphore) END: return TAAL_ENOTIMPL; */
 }
 
 bool taal_semaphore_locked(const taal_semaphore *sem)
 {
-    return sem != NULL && waiters_valid(&sem->waiters) && sem->value == 0;
+    return sem != NULL && waiters_valid(&sem->waiters) && !permit_free(sem);
 }
 
 int taal_semaphore_destroy(taal_semaphore *sem)
@@ -249,11 +298,18 @@ int taal_lock_init(taal_lock *lock, taal_loop *loop, const char *name)
     return TAAL_OK;
 }
 
+static void reweigh(taal_task *task);
+
+/* Switched off, the holder loses what the waiters lent it at once;
+ * switched on, it is lent it at once. */
 int taal_lock_set_inheritance(taal_lock *lock, bool on)
 {
     if (lock == NULL || !waiters_valid(&lock->sem.waiters))
         return TAAL_EINVAL;
-    lock->inherit = on;
+    if (lock->inherit != on) {
+        lock->inherit = on;
+        reweigh(lock->owner);
+    }
     return TAAL_OK;
 }
 
@@ -302,21 +358,41 @@ static taal_lock *lock_waited_for(const taal_task *task)
                              sem);
 }
 
-/* `waiter` waits for a lock: its holder runs at the waiter's priority if it
- * is lower, and so does the holder of a lock that holder waits for, along
- * the chain (bounded, in case the chain is a cycle: a deadlock). */
+/*
+** `task` (NULL: nobody) runs at its own priority, or at the highest one
+** that the waiters of the locks it holds lend it, whichever is higher; if
+** that changes, the holder of the lock it waits for is weighed again, and
+** so on along the chain (bounded, in case the chain is a cycle: a
+** deadlock). Called whenever what a task is lent may have changed, up or
+** down: a waiter comes, leaves the line, changes priority, a lock changes
+** hands or has its inheritance switched. A holder whose priority stays as
+** it was changes nothing further along, and ends the walk.
+*/
+static void reweigh(taal_task *task)
+{
+    /* LAB(inherit) BEGIN: its own priority or what it is lent, along the chain */
+    for (int depth = 0; task != NULL && depth < 32; depth++) {
+        int lent = taal__inherited_priority(task);
+        int priority = lent > task->priority ? lent : task->priority;
+        if (priority == taal_task_priority(task))
+            return;
+        taal__task_run_at(task, priority);
+        taal_lock *lock = lock_waited_for(task);
+        task = lock != NULL ? lock->owner : NULL;
+    }
+    /* LAB(inherit) END: (void)task; */
+}
+
+/* `waiter` waits for a lock, or its priority changed while it waits (or
+ * it does not wait at all): the holder is weighed again, and the holders
+ * along the chain, so that what it lends them follows its priority, down
+ * as well as up. */
 void taal__lend_priority(taal_task *waiter)
 {
-    /* LAB(inherit) BEGIN: raise the holder, and the holders along the chain */
-    int priority = taal_task_priority(waiter);
+    /* LAB(inherit) BEGIN: weigh the holder of the lock it waits for again */
     taal_lock *lock = lock_waited_for(waiter);
-    for (int depth = 0; lock != NULL && depth < 32; depth++) {
-        taal_task *owner = lock->owner;
-        if (!lock->inherit || owner == NULL || taal_task_priority(owner) >= priority)
-            return;
-        taal__task_run_at(owner, priority);
-        lock = lock_waited_for(owner);
-    }
+    if (lock != NULL)
+        reweigh(lock->owner);
     /* LAB(inherit) END: (void)waiter; */
 }
 
@@ -330,16 +406,11 @@ static void lock_changes_hands(taal_lock *lock, taal_task *next)
     taal_loop *loop = lock->sem.waiters.future.loop;
     link_remove(&lock->held);
     lock->owner = next;
-    if (next != NULL) {
+    if (next != NULL)
         list_push_back(&loop->held_locks, &lock->held);
-        int lent = lock->inherit ? top_waiter(lock) : TAAL_PRIORITY_MIN - 1;
-        if (lent > taal_task_priority(next))
-            taal__task_run_at(next, lent);
-    }
-    if (old != NULL && old != next) {
-        int lent = taal__inherited_priority(old);
-        taal__task_run_at(old, lent > old->priority ? lent : old->priority);
-    }
+    reweigh(next);
+    if (old != next)
+        reweigh(old);
     /* LAB(inherit) END: (void)lock; (void)next; */
 }
 
@@ -466,18 +537,59 @@ static bool slot_free(const taal_queue *q)
     return q->maxsize == 0 || q->count + q->slots_handed < q->maxsize;
 }
 
+/*
+** A ring belongs to the loop as well as to its queue: it is on the loop's
+** list of rings, and closing the loop frees every ring still there. So a
+** queue that is never destroyed, say one in the frame of a task that was
+** still pending at close (close frees the frame), costs its ring only
+** until close, not for the life of the program. The list is in the
+** rings, not in the queues: a queue's storage may be gone (a freed frame)
+** while its ring is not.
+*/
+typedef struct ring {
+    taal_link link; /* on loop->rings */
+    void *items[];  /* the queue's `items` */
+} ring;
+
+static void **ring_alloc(taal_loop *loop, size_t capacity)
+{
+    if (capacity > (SIZE_MAX - sizeof(ring)) / sizeof(void *))
+        return NULL;
+    ring *r = taal__alloc(sizeof(ring) + capacity * sizeof(void *));
+    if (r == NULL)
+        return NULL;
+    list_push_back(&loop->rings, &r->link);
+    return r->items;
+}
+
+static void ring_free(void **items)
+{
+    if (items == NULL)
+        return;
+    ring *r = TAAL_CONTAINER_OF(items, ring, items);
+    link_remove(&r->link);
+    taal__free(r);
+}
+
+void taal__queue_rings_free(taal_loop *loop)
+{
+    while (!list_empty(&loop->rings)) {
+        ring *r = TAAL_CONTAINER_OF(loop->rings.next, ring, link);
+        link_remove(&r->link);
+        taal__free(r);
+    }
+}
+
 /* An unbounded queue grows by doubling, unwrapping the ring as it copies. */
 static int grow(taal_queue *q)
 {
     size_t capacity = q->capacity ? 2 * q->capacity : 16;
-    if (capacity > SIZE_MAX / sizeof(void *))
-        return TAAL_ENOMEM;
-    void **items = taal__alloc(capacity * sizeof(void *));
+    void **items = ring_alloc(q->getters.future.loop, capacity);
     if (items == NULL)
         return TAAL_ENOMEM;
     for (size_t k = 0; k < q->count; k++)
         items[k] = q->items[at(q, k)];
-    taal__free(q->items);
+    ring_free(q->items);
     q->items = items;
     q->capacity = capacity;
     q->head = 0;
@@ -525,7 +637,7 @@ int taal_queue_init(taal_queue *queue, taal_loop *loop, size_t maxsize, const ch
     if (rc == TAAL_OK)
         rc = waiters_init(&queue->joiners, loop, TAAL_WAITERS_JOIN);
     if (rc == TAAL_OK && maxsize > 0) {
-        queue->items = taal__alloc(maxsize * sizeof(void *));
+        queue->items = ring_alloc(loop, maxsize);
         rc = queue->items == NULL ? TAAL_ENOMEM : TAAL_OK;
     }
     if (rc != TAAL_OK) {
@@ -600,7 +712,7 @@ int taal__queue_put(taal_queue *queue, void *item)
 /* A woken putter fills the slot it was handed. */
 int taal__queue_placed(taal_queue *queue, void *item)
 {
-    int rc = taal__handed();
+    int rc = taal__handed(&queue->putters);
     if (rc != TAAL_OK)
         return rc;
     queue->slots_handed--;
@@ -624,7 +736,7 @@ int taal__queue_get(taal_queue *queue, void **item)
 /* A woken getter takes the item it was handed: the oldest one. */
 int taal__queue_taken(taal_queue *queue, void **item)
 {
-    int rc = taal__handed();
+    int rc = taal__handed(&queue->getters);
     if (rc != TAAL_OK)
         return rc;
     queue->items_handed--;
@@ -674,10 +786,10 @@ int taal_queue_destroy(taal_queue *queue)
 {
     if (!queue_valid(queue))
         return TAAL_EINVAL;
-    if (!nobody_waits(&queue->getters) || !nobody_waits(&queue->putters) ||
-        !nobody_waits(&queue->joiners))
+    if (in_use(&queue->getters) || in_use(&queue->putters) || in_use(&queue->joiners))
         return TAAL_EBUSY;
-    taal__free(queue->items);
+    if (loop_open(&queue->getters))
+        ring_free(queue->items); /* else the loop's close has freed it */
     memset(queue, 0, sizeof *queue);
     return TAAL_OK;
 }

@@ -315,6 +315,110 @@ TEST(a_priority_is_lent_along_a_chain_of_locks)
     taal_loop_close(&loop);
 }
 
+/*
+** What is lent follows the waiter, down as well as up (issue 19). The
+** chain of the test above, at other priorities: C (0) holds b; B (0) takes
+** a, then waits for b; A (10) waits for a, and lends 10 to B and, through
+** B, to C. At 0.5 s, while they all still wait, a callback changes what
+** is lent, and notes B's and C's priorities before and after.
+*/
+typedef struct chain {
+    taal_loop loop;
+    taal_lock a, b;
+    taal_task *t[3]; /* C, B, A */
+    int before[2], after[2];
+} chain;
+
+static void chain_start(chain *c, taal_callback_fn change)
+{
+    open_loop(&c->loop);
+    trace[0] = '\0';
+    taal_lock_init(&c->a, &c->loop, "a");
+    taal_lock_init(&c->b, &c->loop, "b");
+    c->t[0] = spawn_locker(&c->loop, (locker){.lock = &c->b, .name = "C", .hold = 1}, 0);
+    c->t[1] = spawn_locker(
+        &c->loop, (locker){.lock = &c->a, .inner = &c->b, .name = "B", .start = 0.1}, 0);
+    c->t[2] =
+        spawn_locker(&c->loop, (locker){.lock = &c->a, .name = "A", .start = 0.2}, 10);
+    static taal_timer at_half;
+    at_half = (taal_timer){0};
+    taal_call_at(&c->loop, &at_half, 0.5, change, c);
+}
+
+static void chain_note(chain *c, int seen[2])
+{
+    seen[0] = taal_task_priority(c->t[1]);
+    seen[1] = taal_task_priority(c->t[0]);
+}
+
+static bool chain_finish(chain *c)
+{
+    bool ok = finish(&c->loop, c->t, 3);
+    ok = ok && taal_lock_destroy(&c->a) == TAAL_OK && taal_lock_destroy(&c->b) == TAAL_OK;
+    taal_loop_close(&c->loop);
+    return ok;
+}
+
+static void lower_a(void *data)
+{
+    chain *c = data;
+    chain_note(c, c->before);
+    taal_task_set_priority(c->t[2], -5);
+    chain_note(c, c->after);
+}
+
+TEST(lowering_a_waiters_priority_takes_back_what_it_lent_along_the_chain)
+{
+    static chain c;
+    chain_start(&c, lower_a);
+    CHECK(chain_finish(&c));
+    CHECK_EQ(c.before[0], 10); /* B, lent by A */
+    CHECK_EQ(c.before[1], 10); /* C, through B */
+    CHECK_EQ(c.after[0], 0);   /* A lends -5 now: each runs at its own */
+    CHECK_EQ(c.after[1], 0);
+}
+
+static void switch_a_off(void *data)
+{
+    chain *c = data;
+    chain_note(c, c->before);
+    taal_lock_set_inheritance(&c->a, false);
+    chain_note(c, c->after);
+    taal_lock_set_inheritance(&c->a, true);
+    CHECK_EQ(taal_task_priority(c->t[0]), 10); /* lent again */
+}
+
+TEST(switching_inheritance_off_takes_back_what_the_lock_lent)
+{
+    static chain c;
+    chain_start(&c, switch_a_off);
+    CHECK(chain_finish(&c));
+    CHECK_EQ(c.before[1], 10);
+    CHECK_EQ(c.after[0], 0);
+    CHECK_EQ(c.after[1], 0);
+}
+
+/* Another task (here a callback) releases a, which B holds while it waits
+ * for b: a goes to A, B lends nothing any more, and neither does C keep
+ * what it was lent through B. */
+static void release_a(void *data)
+{
+    chain *c = data;
+    chain_note(c, c->before);
+    taal_lock_release(&c->a);
+    chain_note(c, c->after);
+}
+
+TEST(a_waiting_holder_that_loses_its_lock_takes_back_what_it_lent_along)
+{
+    static chain c;
+    chain_start(&c, release_a);
+    CHECK(chain_finish(&c));
+    CHECK_EQ(c.before[1], 10);
+    CHECK_EQ(c.after[0], 0);
+    CHECK_EQ(c.after[1], 0);
+}
+
 TEST(a_ready_task_whose_priority_changes_moves)
 {
     taal_loop loop;
@@ -395,6 +499,9 @@ static const taal_test tests[] = {
     TEST_ENTRY(with_inheritance_the_holder_runs_at_the_waiters_priority_until_it_lets_go),
     TEST_ENTRY(a_task_holding_two_locks_keeps_what_the_other_still_lends_it),
     TEST_ENTRY(a_priority_is_lent_along_a_chain_of_locks),
+    TEST_ENTRY(lowering_a_waiters_priority_takes_back_what_it_lent_along_the_chain),
+    TEST_ENTRY(switching_inheritance_off_takes_back_what_the_lock_lent),
+    TEST_ENTRY(a_waiting_holder_that_loses_its_lock_takes_back_what_it_lent_along),
     TEST_ENTRY(a_ready_task_whose_priority_changes_moves),
     TEST_ENTRY(a_lock_whose_holder_ended_holding_it_can_be_released_by_another),
     TEST_ENTRY(the_header_says_which_chapter_and_which_version_of_taal_it_is),

@@ -718,6 +718,7 @@ int taal_loop_init(taal_loop *loop, const taal_loop_options *options)
     list_init(&loop->batch);
     list_init(&loop->held_locks);
     list_init(&loop->objects);
+    list_init(&loop->rings);
     list_init(&loop->scopes);
     loop->aging = options->aging;
     loop->report = options->report ? options->report : report_to_stderr;
@@ -1040,6 +1041,7 @@ int taal_loop_close(taal_loop *loop)
     }
 
     free_blocks(loop);
+    taal__queue_rings_free(loop);
     if (loop->trace != NULL)
         taal__trace_close(loop);
     loop->closing = false;

@@ -468,6 +468,100 @@ TEST(a_lock_whose_holder_ended_holding_it_can_be_released_by_another)
     taal_loop_close(&loop);
 }
 
+/* ---- destroy: in use until every task it woke has run --------------------------- */
+
+/* Makes `kind`'s primitive in `s`, ready for one waiter to wait on it:
+ * the lock held (by a task that ended holding it), the queue full for a
+ * putter, one item unfinished for a joiner. */
+static void prepare(taal_loop *loop, shared *s, what kind)
+{
+    void *item;
+    if (kind == SEMAPHORE)
+        taal_semaphore_init(&s->sem, loop, 0, "s");
+    else if (kind == LOCK) {
+        taal_lock_init(&s->lock, loop, "l");
+        taal_task *k = NULL;
+        taal_task_create(loop, keeper_body, &(keeper){.lock = &s->lock}, sizeof(keeper),
+                         "k", &k);
+        finish_task(loop, k);
+    } else if (kind == EVENT)
+        taal_event_init(&s->event, loop, "e");
+    else {
+        taal_queue_init(&s->queue, loop, 1, "q");
+        if (kind != GET)
+            taal_queue_put_nowait(&s->queue, "0");
+        if (kind == JOIN)
+            taal_queue_get_nowait(&s->queue, &item);
+    }
+}
+
+/* Gives the waiter what it waits for, from outside any task. */
+static int wake(shared *s, what kind)
+{
+    void *item;
+    switch (kind) {
+    case SEMAPHORE: return taal_semaphore_release(&s->sem);
+    case LOCK: return taal_lock_release(&s->lock);
+    case EVENT: return taal_event_set(&s->event);
+    case GET: return taal_queue_put_nowait(&s->queue, "i");
+    case PUT: return taal_queue_get_nowait(&s->queue, &item);
+    default: return taal_queue_task_done(&s->queue);
+    }
+}
+
+static int destroy(shared *s, what kind)
+{
+    switch (kind) {
+    case SEMAPHORE: return taal_semaphore_destroy(&s->sem);
+    case LOCK: return taal_lock_destroy(&s->lock);
+    case EVENT: return taal_event_destroy(&s->event);
+    default: return taal_queue_destroy(&s->queue);
+    }
+}
+
+/*
+** One task waits on `kind`; it is handed what it waits for (if `handed`:
+** state 3) or not (state 2), then cancelled before it runs. Until it has
+** run, the primitive is in use: the task points at it, and when it runs
+** it passes on what it was handed, through the primitive. Destroy is
+** refused, and changes nothing; once the task has run, it succeeds.
+** (Issue 19: destroy said TAAL_OK, and the task then walked the destroyed
+** line.)
+*/
+static void in_use_until_the_cancelled_waiter_has_run(what kind, bool handed)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    trace[0] = '\0';
+    shared s;
+    prepare(&loop, &s, kind);
+    taal_task *w = spawn(&loop, &s, kind, "w");
+    taal_run_once(&loop); /* it waits */
+    if (handed)
+        CHECK_EQ(wake(&s, kind), TAAL_OK);
+    CHECK(taal_task_cancel(w));
+    CHECK_EQ(destroy(&s, kind), TAAL_EBUSY);
+    CHECK_EQ(finish_task(&loop, w), TAAL_ECANCELLED);
+    CHECK_STR(trace, "wx");
+    CHECK_EQ(destroy(&s, kind), TAAL_OK);
+    CHECK(loop_is_empty(&loop));
+    taal_loop_close(&loop);
+}
+
+TEST(a_primitive_is_in_use_until_a_waiter_handed_something_then_cancelled_has_run)
+{
+    static const what kinds[] = {SEMAPHORE, LOCK, EVENT, GET, PUT, JOIN};
+    for (size_t i = 0; i < TAAL_COUNT(kinds); i++)
+        in_use_until_the_cancelled_waiter_has_run(kinds[i], true);
+}
+
+TEST(a_primitive_is_in_use_until_a_waiter_cancelled_in_line_has_run)
+{
+    static const what kinds[] = {SEMAPHORE, LOCK, EVENT, GET, PUT, JOIN};
+    for (size_t i = 0; i < TAAL_COUNT(kinds); i++)
+        in_use_until_the_cancelled_waiter_has_run(kinds[i], false);
+}
+
 static const taal_test tests[] = {
     TEST_ENTRY(a_semaphore_keeps_its_permits_whatever_state_a_waiter_is_cancelled_in),
     TEST_ENTRY(a_bounded_semaphore_still_refuses_a_release_too_many_after_a_give_back),
@@ -479,6 +573,9 @@ static const taal_test tests[] = {
     TEST_ENTRY(a_cancelled_join_leaves_the_unfinished_count_alone),
     TEST_ENTRY(a_waiter_cancelled_after_the_frame_of_its_semaphore_ended_is_safe),
     TEST_ENTRY(a_lock_whose_holder_ended_holding_it_can_be_released_by_another),
+    TEST_ENTRY(
+        a_primitive_is_in_use_until_a_waiter_handed_something_then_cancelled_has_run),
+    TEST_ENTRY(a_primitive_is_in_use_until_a_waiter_cancelled_in_line_has_run),
 };
 
 int main(int argc, char **argv)

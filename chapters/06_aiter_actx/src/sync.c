@@ -45,6 +45,7 @@ static int waiters_init(taal_waiters *w, taal_loop *loop, taal_waiters_of of)
         return rc;
     w->future.kind = TAAL_FUTURE_WAITERS;
     w->of = (uint8_t)of;
+    w->woken = 0;
     return TAAL_OK;
 }
 
@@ -67,22 +68,34 @@ static size_t waiting(const taal_waiters *w)
     return n;
 }
 
-/* Destroying a primitive: refused while tasks wait on it; after it, every
+static bool loop_open(const taal_waiters *w)
+{
+    const taal_loop *loop = w->future.loop;
+    return loop != NULL && !loop->closed && !loop->closing;
+}
+
+/*
+** Is the primitive in use? Yes while tasks wait on it, and while tasks it
+** woke have not run yet: handed what they waited for, or let out of the
+** line to be cancelled, each still points at it, and looks at it when it
+** runs (to collect a permit, to pass it on). Once the loop has closed,
+** nothing runs any more, and nothing is in use.
+*/
+static bool in_use(const taal_waiters *w)
+{
+    return !nobody_waits(w) || (w->woken > 0 && loop_open(w));
+}
+
+/* Destroying a primitive: refused while it is in use; after it, every
  * operation on it is TAAL_EINVAL, as for one never initialised. */
 static int waiters_destroy(taal_waiters *w)
 {
     if (!waiters_valid(w))
         return TAAL_EINVAL;
-    if (!nobody_waits(w))
+    if (in_use(w))
         return TAAL_EBUSY;
     w->future.waiters.next = w->future.waiters.prev = NULL;
     return TAAL_OK;
-}
-
-static bool loop_open(const taal_waiters *w)
-{
-    const taal_loop *loop = w->future.loop;
-    return loop != NULL && !loop->closed && !loop->closing;
 }
 
 /* May the running task wait on `w`? The checks of every wait, in order;
@@ -129,41 +142,46 @@ static taal_task *hand_to_first(taal_waiters *w)
     link_remove(&handle->link);
     taal__ready_push(loop, handle);
     task->future.handed = true;
+    w->woken++;
     if (loop->trace != NULL)
         taal__trace_handed(loop, task, &w->future);
     return task;
 }
 
 /*
-** On resume, how the wait ended: TAAL_OK, the task was handed what it
-** waited for; TAAL_ECANCELLED, it is cancelled, and then `*give_back` says
-** whether it had been handed something first (state 3), which the caller
-** must pass on; TAAL_ESTATE, it was resumed without either. Nothing here
-** touches the primitive: a task cancelled in line may find it gone.
+** On resume from `w`, how the wait ended: TAAL_OK, the task was handed
+** what it waited for; TAAL_ECANCELLED, it is cancelled, and then
+** `*give_back` says whether it had been handed something first (state 3),
+** which the caller must pass on; TAAL_ESTATE, it was resumed without
+** either. Woken either way, it has now run: `w` may be destroyed once the
+** caller has done with it.
 */
-static int woken(bool *give_back)
+static int woken(taal_waiters *w, bool *give_back)
 {
     taal_task *task = taal__current_task();
     *give_back = false;
     if (task == NULL)
         return TAAL_ESTATE;
     bool handed = task->future.handed;
+    bool cancelled = taal__cancel_delivered(task);
     task->future.handed = false;
+    if (handed || cancelled)
+        w->woken--;
     /* LAB(giveback) BEGIN: cancelled? Then say whether it was handed something */
-    if (taal__cancel_delivered(task)) {
+    if (cancelled) {
         *give_back = handed;
         return TAAL_ECANCELLED;
     }
-    /* LAB(giveback) END: (void)task; */
+    /* LAB(giveback) END: (void)cancelled; */
     return handed ? TAAL_OK : TAAL_ESTATE; /* ESTATE: resumed, handed nothing */
 }
 
 /* The event's and join's resume: "it was set" and "all were done" are
  * handed to every waiter alike, so a cancelled one has nothing to pass on. */
-int taal__handed(void)
+int taal__handed(taal_waiters *w)
 {
     bool ignored;
-    return woken(&ignored);
+    return woken(w, &ignored);
 }
 
 /* ---- semaphore and lock ---------------------------------------------------- */
@@ -196,8 +214,19 @@ int taal_bounded_semaphore_init(taal_semaphore *sem, taal_loop *loop, int value,
     return semaphore_init(sem, loop, value, name, true, TAAL_WAITERS_SEMAPHORE);
 }
 
-/* A free permit is taken at once, without suspending, as asyncio does;
- * with hand-over, a free permit means that nobody waits. */
+/*
+** May a newcomer take a permit at once? Only if one is free and nobody is
+** ahead of it: nobody in line, and no woken task that has not run yet. A
+** permit released while a woken task has not run (a second release, say)
+** is free, but the newcomer queues behind that task, as in asyncio, whose
+** locked() stays true until the woken task has run.
+*/
+static bool permit_free(const taal_semaphore *sem)
+{
+    return sem->value > 0 && sem->handing == 0 && nobody_waits(&sem->waiters);
+}
+
+/* A free permit is taken at once, without suspending, as asyncio does. */
 int taal__semaphore_acquire(taal_semaphore *sem)
 {
     /* LAB(semaphore) BEGIN: take a free permit, or wait for one */
@@ -205,7 +234,7 @@ int taal__semaphore_acquire(taal_semaphore *sem)
     int rc = sem == NULL ? TAAL_EINVAL : check_wait(&sem->waiters, &task);
     if (rc != TAAL_OK)
         return rc;
-    if (sem->value > 0) {
+    if (permit_free(sem)) {
         sem->value--;
         if (sem->waiters.of == TAAL_WAITERS_LOCK)
             lock_changes_hands(TAAL_CONTAINER_OF(sem, taal_lock, sem), task);
@@ -219,19 +248,21 @@ int taal__semaphore_acquire(taal_semaphore *sem)
 }
 
 static void semaphore_give(taal_semaphore *sem);
+static void hand_out_free(taal_semaphore *sem);
 
 /* The woken task collects the permit it was handed; a cancelled one that
  * was handed one gives it to the next in line, or back to the free ones. */
 int taal__semaphore_acquired(taal_semaphore *sem)
 {
     bool give_back;
-    int rc = woken(&give_back);
+    int rc = woken(&sem->waiters, &give_back);
     /* LAB(giveback) BEGIN: collect the permit; a cancelled task passes its own on */
     if (rc == TAAL_OK || give_back)
         sem->handing--;
     if (give_back)
         semaphore_give(sem);
     /* LAB(giveback) END: if (rc == TAAL_OK) sem->handing--; */
+    hand_out_free(sem);
     return rc;
 }
 
@@ -246,6 +277,17 @@ static void semaphore_give(taal_semaphore *sem)
         sem->value++;
     if (sem->waiters.of == TAAL_WAITERS_LOCK)
         lock_changes_hands(TAAL_CONTAINER_OF(sem, taal_lock, sem), woken_task);
+}
+
+/* A woken task has run: newcomers that queued behind it while permits
+ * were free get them now, first come, first served (asyncio does this
+ * in the `finally` of its acquire). */
+static void hand_out_free(taal_semaphore *sem)
+{
+    while (sem->value > 0 && !nobody_waits(&sem->waiters)) {
+        sem->value--;
+        semaphore_give(sem);
+    }
 }
 
 /*
@@ -275,7 +317,7 @@ int taal_semaphore_release(taal_semaphore *sem)
 
 bool taal_semaphore_locked(const taal_semaphore *sem)
 {
-    return sem != NULL && waiters_valid(&sem->waiters) && sem->value == 0;
+    return sem != NULL && waiters_valid(&sem->waiters) && !permit_free(sem);
 }
 
 int taal_semaphore_destroy(taal_semaphore *sem)
@@ -302,11 +344,18 @@ int taal_lock_init(taal_lock *lock, taal_loop *loop, const char *name)
     return TAAL_OK;
 }
 
+static void reweigh(taal_task *task);
+
+/* Switched off, the holder loses what the waiters lent it at once;
+ * switched on, it is lent it at once. */
 int taal_lock_set_inheritance(taal_lock *lock, bool on)
 {
     if (lock == NULL || !waiters_valid(&lock->sem.waiters))
         return TAAL_EINVAL;
-    lock->inherit = on;
+    if (lock->inherit != on) {
+        lock->inherit = on;
+        reweigh(lock->owner);
+    }
     return TAAL_OK;
 }
 
@@ -361,39 +410,54 @@ static taal_lock *lock_waited_for(const taal_task *task)
     return lock_of(taal__task_waiting_on(task));
 }
 
-/* `waiter` waits for a lock: its holder runs at the waiter's priority if it
- * is lower, and so does the holder of a lock that holder waits for, along
- * the chain (bounded, in case the chain is a cycle: a deadlock). */
+/*
+** `task` (NULL: nobody) runs at its own priority, or at the highest one
+** that the waiters of the locks it holds lend it, whichever is higher; if
+** that changes, the holder of the lock it waits for is weighed again, and
+** so on along the chain (bounded, in case the chain is a cycle: a
+** deadlock). Called whenever what a task is lent may have changed, up or
+** down: a waiter comes, leaves the line, changes priority, a lock changes
+** hands or has its inheritance switched. A holder whose priority stays as
+** it was changes nothing further along, and ends the walk.
+*/
+static void reweigh(taal_task *task)
+{
+    /* LAB(inherit) BEGIN: its own priority or what it is lent, along the chain */
+    for (int depth = 0; task != NULL && depth < 32; depth++) {
+        int lent = taal__inherited_priority(task);
+        int priority = lent > task->priority ? lent : task->priority;
+        if (priority == taal_task_priority(task))
+            return;
+        taal__task_run_at(task, priority);
+        taal_lock *lock = lock_waited_for(task);
+        task = lock != NULL ? lock->owner : NULL;
+    }
+    /* LAB(inherit) END: (void)task; */
+}
+
+/* `waiter` waits for a lock, or its priority changed while it waits (or
+ * it does not wait at all): the holder is weighed again, and the holders
+ * along the chain, so that what it lends them follows its priority, down
+ * as well as up. */
 void taal__lend_priority(taal_task *waiter)
 {
-    /* LAB(inherit) BEGIN: raise the holder, and the holders along the chain */
-    int priority = taal_task_priority(waiter);
+    /* LAB(inherit) BEGIN: weigh the holder of the lock it waits for again */
     taal_lock *lock = lock_waited_for(waiter);
-    for (int depth = 0; lock != NULL && depth < 32; depth++) {
-        taal_task *owner = lock->owner;
-        if (!lock->inherit || owner == NULL || taal_task_priority(owner) >= priority)
-            return;
-        taal__task_run_at(owner, priority);
-        lock = lock_waited_for(owner);
-    }
+    if (lock != NULL)
+        reweigh(lock->owner);
     /* LAB(inherit) END: (void)waiter; */
 }
 
-/* A task cancelled while it waited has left the line of `waiters`. If that
- * is a lock's, its holder may have run at the priority the task lent it,
- * and no longer should; nor should the holder of a lock that holder waits
- * for, along the chain. */
+/* A task woken to be cancelled has left the line of `waiters`. It points
+ * at the primitive until it runs: the primitive counts it as woken. If the
+ * primitive is a lock, its holder may have run at the priority the task
+ * lent it, and no longer should; nor should the holders along the chain. */
 void taal__waiter_left(taal_future *waiters)
 {
+    TAAL_CONTAINER_OF(waiters, taal_waiters, future)->woken++;
     taal_lock *lock = lock_of(waiters);
-    for (int depth = 0; lock != NULL && depth < 32; depth++) {
-        taal_task *owner = lock->owner;
-        if (owner == NULL)
-            return;
-        int lent = taal__inherited_priority(owner);
-        taal__task_run_at(owner, lent > owner->priority ? lent : owner->priority);
-        lock = lock_waited_for(owner);
-    }
+    if (lock != NULL)
+        reweigh(lock->owner);
 }
 
 /* The lock passes from its owner to `next` (NULL: to nobody). The old owner
@@ -406,16 +470,11 @@ static void lock_changes_hands(taal_lock *lock, taal_task *next)
     taal_loop *loop = lock->sem.waiters.future.loop;
     link_remove(&lock->held);
     lock->owner = next;
-    if (next != NULL) {
+    if (next != NULL)
         list_push_back(&loop->held_locks, &lock->held);
-        int lent = lock->inherit ? top_waiter(lock) : TAAL_PRIORITY_MIN - 1;
-        if (lent > taal_task_priority(next))
-            taal__task_run_at(next, lent);
-    }
-    if (old != NULL && old != next) {
-        int lent = taal__inherited_priority(old);
-        taal__task_run_at(old, lent > old->priority ? lent : old->priority);
-    }
+    reweigh(next);
+    if (old != next)
+        reweigh(old);
     /* LAB(inherit) END: (void)lock; (void)next; */
 }
 
@@ -543,18 +602,59 @@ static bool slot_free(const taal_queue *q)
     return q->maxsize == 0 || q->count + q->slots_handed < q->maxsize;
 }
 
+/*
+** A ring belongs to the loop as well as to its queue: it is on the loop's
+** list of rings, and closing the loop frees every ring still there. So a
+** queue that is never destroyed, say one in the frame of a task that was
+** still pending at close (close frees the frame), costs its ring only
+** until close, not for the life of the program. The list is in the
+** rings, not in the queues: a queue's storage may be gone (a freed frame)
+** while its ring is not.
+*/
+typedef struct ring {
+    taal_link link; /* on loop->rings */
+    void *items[];  /* the queue's `items` */
+} ring;
+
+static void **ring_alloc(taal_loop *loop, size_t capacity)
+{
+    if (capacity > (SIZE_MAX - sizeof(ring)) / sizeof(void *))
+        return NULL;
+    ring *r = taal__alloc(sizeof(ring) + capacity * sizeof(void *));
+    if (r == NULL)
+        return NULL;
+    list_push_back(&loop->rings, &r->link);
+    return r->items;
+}
+
+static void ring_free(void **items)
+{
+    if (items == NULL)
+        return;
+    ring *r = TAAL_CONTAINER_OF(items, ring, items);
+    link_remove(&r->link);
+    taal__free(r);
+}
+
+void taal__queue_rings_free(taal_loop *loop)
+{
+    while (!list_empty(&loop->rings)) {
+        ring *r = TAAL_CONTAINER_OF(loop->rings.next, ring, link);
+        link_remove(&r->link);
+        taal__free(r);
+    }
+}
+
 /* An unbounded queue grows by doubling, unwrapping the ring as it copies. */
 static int grow(taal_queue *q)
 {
     size_t capacity = q->capacity ? 2 * q->capacity : 16;
-    if (capacity > SIZE_MAX / sizeof(void *))
-        return TAAL_ENOMEM;
-    void **items = taal__alloc(capacity * sizeof(void *));
+    void **items = ring_alloc(q->getters.future.loop, capacity);
     if (items == NULL)
         return TAAL_ENOMEM;
     for (size_t k = 0; k < q->count; k++)
         items[k] = q->items[at(q, k)];
-    taal__free(q->items);
+    ring_free(q->items);
     q->items = items;
     q->capacity = capacity;
     q->head = 0;
@@ -602,7 +702,7 @@ int taal_queue_init(taal_queue *queue, taal_loop *loop, size_t maxsize, const ch
     if (rc == TAAL_OK)
         rc = waiters_init(&queue->joiners, loop, TAAL_WAITERS_JOIN);
     if (rc == TAAL_OK && maxsize > 0) {
-        queue->items = taal__alloc(maxsize * sizeof(void *));
+        queue->items = ring_alloc(loop, maxsize);
         rc = queue->items == NULL ? TAAL_ENOMEM : TAAL_OK;
     }
     if (rc != TAAL_OK) {
@@ -679,7 +779,7 @@ int taal__queue_put(taal_queue *queue, void *item)
 int taal__queue_placed(taal_queue *queue, void *item)
 {
     bool give_back;
-    int rc = woken(&give_back);
+    int rc = woken(&queue->putters, &give_back);
     if (rc == TAAL_OK) {
         queue->slots_handed--;
         return put_item(queue, item); /* cannot fail: the slot was kept for it */
@@ -714,7 +814,7 @@ int taal__queue_get(taal_queue *queue, void **item)
 int taal__queue_taken(taal_queue *queue, void **item)
 {
     bool give_back;
-    int rc = woken(&give_back);
+    int rc = woken(&queue->getters, &give_back);
     if (rc == TAAL_OK) {
         queue->items_handed--;
         *item = take_item(queue, 0);
@@ -768,10 +868,10 @@ int taal_queue_destroy(taal_queue *queue)
 {
     if (!queue_valid(queue))
         return TAAL_EINVAL;
-    if (!nobody_waits(&queue->getters) || !nobody_waits(&queue->putters) ||
-        !nobody_waits(&queue->joiners))
+    if (in_use(&queue->getters) || in_use(&queue->putters) || in_use(&queue->joiners))
         return TAAL_EBUSY;
-    taal__free(queue->items);
+    if (loop_open(&queue->getters))
+        ring_free(queue->items); /* else the loop's close has freed it */
     memset(queue, 0, sizeof *queue);
     return TAAL_OK;
 }

@@ -4,13 +4,13 @@
 **   top_waiter(lock)               the highest priority among its waiters
 **   taal__inherited_priority(t)    the highest priority lent to t by the
 **                                  locks it holds
-**   taal__lend_priority(waiter)    a task waits for a lock: raise its
-**                                  holder, and the holder of the lock that
-**                                  holder waits for, along the chain
-**   lock_changes_hands(lock, next) the lock's new owner (or none): lent the
-**                                  top remaining waiter's priority; the old
-**                                  owner back to its own, or to what the
-**                                  other locks it holds lend it
+**   reweigh(t)                     t runs at its own priority or at what
+**                                  it is lent; then the holder of the lock
+**                                  t waits for, along the chain
+**   taal__lend_priority(waiter)    it waits, or its priority changed: weigh
+**                                  the holder of its lock again
+**   lock_changes_hands(lock, next) the new owner (or none) and the old one
+**                                  weighed again
 **
 ** taal_task_priority() is the priority a task runs at now; its own stays
 ** what taal_task_set_priority() set. Every test checks the priority a task

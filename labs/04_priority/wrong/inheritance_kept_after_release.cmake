@@ -2,10 +2,8 @@
 # hands: it goes on running at what it was lent, above tasks it should not
 # pass.
 lab_edit(chapters/04_priority/src/sync.c REPLACE [[
-    if (old != NULL && old != next) {
-        int lent = taal__inherited_priority(old);
-        taal__task_run_at(old, lent > old->priority ? lent : old->priority);
-    }
+    if (old != next)
+        reweigh(old);
 ]] WITH [[
     (void)old;
 ]])

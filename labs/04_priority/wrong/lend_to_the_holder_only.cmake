@@ -2,11 +2,10 @@
 # when that holder itself waits for a lock, the task holding that one stays
 # low, and the waiter waits for whoever outranks it.
 lab_edit(chapters/04_priority/src/sync.c REPLACE [[
-        taal__task_run_at(owner, priority);
-        lock = lock_waited_for(owner);
+        taal_lock *lock = lock_waited_for(task);
+        task = lock != NULL ? lock->owner : NULL;
 ]] WITH [[
-        taal__task_run_at(owner, priority);
-        lock = NULL;
+        task = NULL;
 ]])
 set(CAUGHT_BY "exercise 4")
 set(MESSAGE "a_priority_is_lent_along_a_chain_of_locks_and_given_back")
