@@ -606,6 +606,31 @@ TEST(cancelling_a_wait_ends_it_cancelled_and_leaves_its_children_alone)
     taal_loop_close(&loop);
 }
 
+/* asyncio's wait(FIRST_EXCEPTION) returns when a child raises, not when
+ * one is cancelled: `f1.cancel(); await wait([f0, f1], timeout=5,
+ * return_when=FIRST_EXCEPTION)` waits the 5 s on CPython 3.12 and 3.13. */
+TEST(wait_first_exception_does_not_count_a_cancelled_child_as_an_exception)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    taal_future f[2];
+    taal_future *children[2] = {&f[0], &f[1]}, *w;
+    taal_future_init(&f[0], &loop);
+    taal_future_init(&f[1], &loop);
+    CHECK(taal_future_cancel(&f[1]));
+    CHECK_EQ(taal_wait(&loop, 2, children, TAAL_FIRST_EXCEPTION, 5, &w), TAAL_OK);
+    CHECK_EQ(taal_run_until_complete(&loop, w), TAAL_OK);
+    CHECK(taal_loop_time(&loop) >= 5); /* it ended by its timeout */
+    taal_wait_sets *sets;
+    CHECK_EQ(taal_future_result(w, (void **)&sets), TAAL_OK);
+    CHECK_EQ(sets->done_count, 1);
+    CHECK_EQ(sets->pending_count, 1);
+    taal_future_release(w);
+    CHECK(loop_is_empty(&loop));
+    taal_loop_close(&loop);
+    CHECK_STR(reports, "");
+}
+
 /* ---- shield ------------------------------------------------------------------------ */
 
 TEST(cancelling_a_shield_leaves_the_inner_task_running)
@@ -839,6 +864,7 @@ static const taal_test tests[] = {
     TEST_ENTRY(gather_with_a_child_cancelled_on_its_own_as_asyncio_does_both_ways),
     TEST_ENTRY(gather_with_return_exceptions_collects_errors_and_results),
     TEST_ENTRY(cancelling_a_wait_ends_it_cancelled_and_leaves_its_children_alone),
+    TEST_ENTRY(wait_first_exception_does_not_count_a_cancelled_child_as_an_exception),
     TEST_ENTRY(cancelling_a_shield_leaves_the_inner_task_running),
     TEST_ENTRY(a_shield_passes_the_inner_result_and_failure_on),
     TEST_ENTRY(a_shield_whose_inner_future_is_cancelled_ends_cancelled),

@@ -1234,11 +1234,12 @@ typedef struct taal_wait_sets {
 
 /** asyncio.wait(): makes a future that completes (always with TAAL_OK)
  *  when @p mode is satisfied or @p timeout seconds have passed
- *  (TAAL_NO_TIMEOUT: never). It cancels nothing; its result is a
- *  taal_wait_sets. Release it with taal_future_release(). Returns
- *  TAAL_EINVAL (also for no futures, a NaN or negative timeout other than
- *  TAAL_NO_TIMEOUT, or an unknown mode), TAAL_ELOOP, TAAL_ECLOSED or
- *  TAAL_ENOMEM. */
+ *  (TAAL_NO_TIMEOUT: never). TAAL_FIRST_EXCEPTION waits for a child that
+ *  fails: one that ends cancelled (taal_future_cancelled()) is no failure,
+ *  as in asyncio. It cancels nothing; its result is a taal_wait_sets.
+ *  Release it with taal_future_release(). Returns TAAL_EINVAL (also for no
+ *  futures, a NaN or negative timeout other than TAAL_NO_TIMEOUT, or an
+ *  unknown mode), TAAL_ELOOP, TAAL_ECLOSED or TAAL_ENOMEM. */
 int taal_wait(taal_loop *loop, size_t count, taal_future *const futures[],
               taal_wait_mode mode, double timeout, taal_future **waited);
 

@@ -444,9 +444,11 @@ static void wait_child_done(taal_future *child, void *data)
     waiter *w = ((wait_slot *)data)->wait;
     w->pending--;
     /* asyncio's test, in its order: only FIRST_EXCEPTION looks at the
-     * child's error, and looking marks it retrieved. */
+     * child's error, and looking marks it retrieved. A cancelled child
+     * raised nothing: asyncio asks cancelled() first, and so does this. */
     if (w->pending == 0 || w->mode == TAAL_FIRST_COMPLETED ||
-        (w->mode == TAAL_FIRST_EXCEPTION && taal__future_retrieve(child) != TAAL_OK))
+        (w->mode == TAAL_FIRST_EXCEPTION && !taal_future_cancelled(child) &&
+         taal__future_retrieve(child) != TAAL_OK))
         wait_finish(w);
 }
 
