@@ -577,8 +577,8 @@ void taal__scopes_close_of(taal_task *task)
 
 /* The loop is closing, and the frames the scopes live in are about to be
  * freed with their tasks: the list is forgotten, and the task groups'
- * slots freed (their handles are already off every list). Timers are
- * forgotten with the caller's, next. */
+ * slots freed. Their handles are already off every list, the ready queue
+ * included, and the timers forgotten: the close did that just before. */
 void taal__scopes_forget(taal_loop *loop)
 {
     while (!list_empty(&loop->scopes)) {

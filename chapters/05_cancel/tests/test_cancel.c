@@ -715,6 +715,63 @@ TEST(a_shield_whose_inner_future_is_cancelled_ends_cancelled)
     taal_loop_close(&loop);
 }
 
+/* A failed shield nobody awaited is reported when it is freed, and the
+ * report names its inner task: so the inner task must still be there when
+ * the report is written, though the shield held the last reference to it.
+ * (ASan saw the report read the freed task.) */
+TEST(a_failed_shield_never_awaited_is_reported_with_its_inner_task_when_released)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    taal_task *inner = NULL;
+    taal_task_create(&loop, failer_body, NULL, sizeof(failer), "inner", &inner);
+    taal_future *outer;
+    CHECK_EQ(taal_shield(&loop, taal_task_future(inner), &outer), TAAL_OK);
+    CHECK_EQ(taal_run_until_complete(&loop, taal_task_future(inner)), TAAL_EUSER);
+    CHECK(run_out(&loop, 10)); /* the shield takes the failure */
+    reports[0] = '\0';         /* run_out's deadlock */
+    CHECK_EQ(taal_future_status(outer), TAAL_EUSER);
+    taal_task_release(inner); /* the shield holds it, as the last one */
+    taal_future_release(outer);
+    CHECK(loop_is_empty(&loop));
+    CHECK_STR(reports, "a shield of task inner failed with \"user error\" and nobody "
+                       "retrieved the error\n");
+    taal_loop_close(&loop);
+}
+
+/* Makes a task that fails and a shield of it, and forgets both: the loop
+ * frees them when it closes, the task first. */
+typedef struct shield_maker {
+    taal_coro co;
+    taal_task *inner;
+    taal_future *outer;
+} shield_maker;
+
+static int shield_maker_body(taal_coro *self)
+{
+    shield_maker *f = (shield_maker *)self;
+    TAAL_BEGIN(f);
+    taal_task_create(taal_running_loop(), failer_body, NULL, sizeof(failer), "inner",
+                     &f->inner);
+    taal_shield(taal_running_loop(), taal_task_future(f->inner), &f->outer);
+    TAAL_END();
+}
+
+TEST(a_loop_closed_with_a_failed_shield_never_awaited_reports_it_whole)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    taal_task *maker = NULL;
+    taal_task_create(&loop, shield_maker_body, NULL, sizeof(shield_maker), "maker",
+                     &maker);
+    CHECK_EQ(finish_task(&loop, maker), TAAL_OK);
+    CHECK(run_out(&loop, 10)); /* the inner task fails, the shield copies it */
+    reports[0] = '\0';         /* run_out's deadlock */
+    CHECK_EQ(taal_loop_close(&loop), TAAL_OK);
+    CHECK_STR(reports, "a shield of task inner failed with \"user error\" and nobody "
+                       "retrieved the error\n");
+}
+
 /* ---- reports and traces ---------------------------------------------------------------
  */
 
@@ -868,6 +925,9 @@ static const taal_test tests[] = {
     TEST_ENTRY(cancelling_a_shield_leaves_the_inner_task_running),
     TEST_ENTRY(a_shield_passes_the_inner_result_and_failure_on),
     TEST_ENTRY(a_shield_whose_inner_future_is_cancelled_ends_cancelled),
+    TEST_ENTRY(
+        a_failed_shield_never_awaited_is_reported_with_its_inner_task_when_released),
+    TEST_ENTRY(a_loop_closed_with_a_failed_shield_never_awaited_reports_it_whole),
     TEST_ENTRY(the_dump_and_the_trace_say_cancelled),
     TEST_ENTRY(cancelling_bad_things_returns_false_or_einval),
     TEST_ENTRY(a_task_of_a_closed_loop_cannot_be_cancelled),

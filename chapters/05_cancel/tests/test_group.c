@@ -447,6 +447,42 @@ TEST(a_loop_closed_with_a_group_open_frees_its_slots)
     CHECK_EQ(taal_loop_close(&loop), TAAL_OK); /* under the sanitizers: no leak */
 }
 
+/* A parent whose group has one quick child, and a long body. */
+typedef struct waiting_parent {
+    taal_coro co;
+    taal_taskgroup tg;
+    int st;
+} waiting_parent;
+
+static int waiting_parent_body(taal_coro *self)
+{
+    waiting_parent *f = (waiting_parent *)self;
+    TAAL_BEGIN(f);
+    taal_taskgroup_init(&f->tg);
+    add(&f->tg, "k", 0, TAAL_OK);
+    TAAL_SLEEP_STATUS(f->st, 10);
+    TAAL_TASKGROUP_JOIN_STATUS(f->st, &f->tg);
+    taal_taskgroup_destroy(&f->tg);
+    TAAL_END();
+}
+
+/* The child has finished, and the group's callback for it is still in the
+ * ready queue when the loop closes: the close must let go of that handle
+ * before it frees the slot it lives in. (ASan saw it write freed memory.) */
+TEST(a_loop_closed_with_a_groups_callback_still_queued_lets_go_of_it_first)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    trace[0] = '\0';
+    taal_task_create(&loop, waiting_parent_body, NULL, sizeof(waiting_parent), "parent",
+                     NULL);
+    for (int i = 0; i < 10 && strcmp(trace, "k") != 0; i++)
+        taal_run_once(&loop);
+    CHECK_STR(trace, "k"); /* the child's last step ran; its callback waits */
+    CHECK_EQ(taal_loop_close(&loop), TAAL_OK);
+    CHECK(strstr(reports, "task parent was still pending") != NULL);
+}
+
 /* Misuse from inside a task. */
 typedef struct misuser {
     taal_coro co;
@@ -514,6 +550,7 @@ static const taal_test tests[] = {
     TEST_ENTRY(a_crowd_of_children_grows_the_slots_block_by_block),
     TEST_ENTRY(a_parent_that_ends_without_joining_has_its_children_cancelled_and_is_told),
     TEST_ENTRY(a_loop_closed_with_a_group_open_frees_its_slots),
+    TEST_ENTRY(a_loop_closed_with_a_groups_callback_still_queued_lets_go_of_it_first),
     TEST_ENTRY(task_groups_refuse_bad_input),
 };
 

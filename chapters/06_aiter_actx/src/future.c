@@ -701,6 +701,9 @@ static void unref_child(taal_future *child, void *ctx)
  * pass over a gather's slots, not two: there may be a million.) */
 void taal__future_free(taal_future *future)
 {
+    /* The report first: a shield's names its inner future, which letting
+     * go of the children may free. */
+    taal__future_report_unretrieved(future);
     if (future->kind == TAAL_FUTURE_GATHER) {
         size_t count;
         gather_slot *slots = gather_slots(future, &count);
@@ -744,11 +747,11 @@ void taal__future_describe(const taal_future *future, char *buf, size_t size)
     }
 }
 
-/* The end of a loop-allocated future: an error nobody looked at is
- * reported (asyncio's "exception was never retrieved"), then it is freed.
- * A cancellation is no error anybody must hear of: asyncio does not log
- * CancelledError either. */
-void taal__future_destroy(taal_future *future)
+/* An error nobody looked at is reported (asyncio's "exception was never
+ * retrieved"), once: the report counts as retrieving it. A cancellation
+ * is no error anybody must hear of: asyncio does not log CancelledError
+ * either. */
+void taal__future_report_unretrieved(taal_future *future)
 {
     if (future->status < 0 && future->status != TAAL_ECANCELLED && !future->retrieved) {
         char what[160];
@@ -756,7 +759,14 @@ void taal__future_destroy(taal_future *future)
         taal__report(future->loop, TAAL_REPORT_UNRETRIEVED, future, future->status,
                      "%s failed with \"%s\" and nobody retrieved the error", what,
                      taal_strerror(future->status));
+        future->retrieved = true;
     }
+}
+
+/* The end of a loop-allocated future: reported if it must be, then freed. */
+void taal__future_destroy(taal_future *future)
+{
+    taal__future_report_unretrieved(future);
     if (future->kind == TAAL_FUTURE_TASK)
         taal__task_free((taal_task *)future);
     else
