@@ -1599,10 +1599,11 @@ int taal__wait_for_start(taal_timeout *scope, taal_future *future, double timeou
  *  caller storage in a task's frame, the parent. Children created in it
  *  are held by it; the parent joins it, and the join returns only when
  *  every child has finished. The first child to fail (an error other than
- *  TAAL_ECANCELLED) cancels its siblings, and the parent too if it is
- *  still in the body, so that the body stops waiting for work whose
- *  result no longer matters (the join takes that cancellation back). The
- *  join then reports TAAL_EGROUP, and every child's error can be read.
+ *  TAAL_ECANCELLED) cancels its siblings, and the parent too, so that the
+ *  body stops waiting for work whose result no longer matters (a parent
+ *  already joining is cancelled as well, as in asyncio, and its join waits
+ *  on; the join takes that cancellation back). The join then reports
+ *  TAAL_EGROUP, and every child's error can be read.
  *
  *      taal_taskgroup_init(&f->tg);
  *      taal_taskgroup_create_task(&f->tg, fetch_body, &(fetch){...}, sizeof(fetch),

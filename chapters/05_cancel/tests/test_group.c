@@ -10,7 +10,10 @@
 /* ---- children ------------------------------------------------------------------ */
 
 /* Sleeps `seconds`, then fails with `error` if it is not TAAL_OK; notes
- * "<name>" when done, "<name>!" when it fails, "<name>x" when cancelled. */
+ * "<name>" when done, "<name>!" when it fails, "<name>x" when cancelled
+ * (and "^" after it if the task `watched` is being cancelled then). */
+static taal_task *watched;
+
 typedef struct child {
     taal_coro co;
     const char *name;
@@ -26,6 +29,8 @@ static int child_body(taal_coro *self)
     note(f->name);
     if (f->st != TAAL_OK) {
         note("x");
+        if (watched != NULL && taal_task_cancelling(watched) > 0)
+            note("^");
         TAAL_FAIL(f->st);
     }
     if (f->error != TAAL_OK) {
@@ -170,17 +175,23 @@ TEST(two_failing_children_are_both_reported_and_stop_the_rest)
 }
 
 /* The body is already joining when a child fails: the siblings are
- * cancelled, the parent is not (it no longer runs anything to stop). */
-TEST(a_failure_while_the_parent_joins_cancels_the_siblings_only)
+ * cancelled, and the parent too, as asyncio 3.12 and 3.13 do (b sees its
+ * parent's cancelling() at 1, "^"); the join waits on for b, and takes
+ * that cancellation back. */
+TEST(a_failure_while_the_parent_joins_cancels_the_siblings_and_the_parent)
 {
     taal_loop loop;
     open_loop(&loop);
     trace[0] = '\0';
     static const plan children[] = {{"a", 1, TAAL_EUSER}, {"b", 5, TAAL_OK}};
-    parent f;
-    CHECK_EQ(run_parent(&loop, (parent){.children = children, .count = 2}, &f),
-             TAAL_EGROUP);
-    CHECK_STR(trace, "a!bx");
+    taal_task *t = spawn_parent(&loop, (parent){.children = children, .count = 2});
+    watched = t;
+    CHECK_EQ(taal_run_until_complete(&loop, taal_task_future(t)), TAAL_EGROUP);
+    watched = NULL;
+    parent f = *(parent *)taal_task_frame(t);
+    taal_task_release(t);
+    CHECK_STR(trace, "a!bx^");
+    CHECK(taal_loop_time(&loop) == 1.0);
     CHECK_EQ(f.cancelling_after, 0);
     CHECK_EQ(f.error_count, 1);
     CHECK(loop_is_empty(&loop));
@@ -540,7 +551,7 @@ TEST(task_groups_refuse_bad_input)
 static const taal_test tests[] = {
     TEST_ENTRY(the_join_returns_when_every_child_is_done),
     TEST_ENTRY(two_failing_children_are_both_reported_and_stop_the_rest),
-    TEST_ENTRY(a_failure_while_the_parent_joins_cancels_the_siblings_only),
+    TEST_ENTRY(a_failure_while_the_parent_joins_cancels_the_siblings_and_the_parent),
     TEST_ENTRY(a_parent_cancelled_from_outside_in_the_body_cancels_every_child),
     TEST_ENTRY(a_parent_cancelled_from_outside_while_it_joins_cancels_every_child),
     TEST_ENTRY(an_outside_cancel_during_a_failing_join_is_not_lost),
