@@ -1057,10 +1057,11 @@ bool taal_task_cancel(taal_task *task);
  *  (TAAL_FUTURE_WAITERS) refuses: false; cancel the waiting task instead. */
 bool taal_future_cancel(taal_future *future);
 
-/** True if @p future is done with TAAL_ECANCELLED (asyncio's cancelled()).
- *  A status cannot tell "cancelled" from "failed with a cancellation", so a
- *  gather that a child cancelled on its own ended counts too (asyncio's
- *  raises CancelledError without being cancelled()). Changes nothing. */
+/** True if @p future is done with TAAL_ECANCELLED (asyncio's cancelled()),
+ *  but for a gather: as asyncio's, a gather is never cancelled. Whether it
+ *  was cancelled itself or a child was, it ends with TAAL_ECANCELLED as
+ *  its error (asyncio's ends with CancelledError set as its exception),
+ *  which is reported if nobody retrieves it. Changes nothing. */
 bool taal_future_cancelled(const taal_future *future);
 
 /** asyncio's Task.cancelling(): the cancel() requests that uncancel() has

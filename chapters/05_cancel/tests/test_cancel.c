@@ -558,6 +558,41 @@ TEST(gather_with_a_child_cancelled_on_its_own_as_asyncio_does_both_ways)
     taal_loop_close(&loop);
 }
 
+/* asyncio's gather is never cancelled(), on 3.12 and 3.13: cancelled
+ * itself, or by a child cancelled on its own, it ends with CancelledError
+ * as its exception (set_exception(), not cancel()). Awaiting it raises
+ * CancelledError, and an unretrieved one is logged as "exception was
+ * never retrieved". taal's has the status TAAL_ECANCELLED, and
+ * taal_future_cancelled() is false for it, in both cases. */
+TEST(a_gather_is_never_cancelled_it_fails_with_the_cancellation_as_asyncio_s)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    taal_future f[3];
+    for (int i = 0; i < 3; i++)
+        taal_future_init(&f[i], &loop);
+    taal_future *g[3];
+    for (int i = 0; i < 3; i++)
+        CHECK_EQ(taal_gather(&loop, 1, (taal_future *[]){&f[i]}, &g[i]), TAAL_OK);
+    CHECK(taal_future_cancel(g[0]));  /* the gather itself */
+    CHECK(taal_future_cancel(&f[1])); /* its child, on its own */
+    CHECK(taal_future_cancel(&f[2])); /* the same, and nobody looks */
+    for (int i = 0; i < 2; i++) {
+        CHECK_EQ(taal_run_until_complete(&loop, g[i]), TAAL_ECANCELLED);
+        CHECK(!taal_future_cancelled(g[i]));
+        CHECK(taal_future_cancelled(&f[i])); /* a plain future is */
+        taal_future_release(g[i]);
+    }
+    CHECK(run_out(&loop, 10));
+    CHECK_EQ(taal_future_status(g[2]), TAAL_ECANCELLED);
+    reports[0] = '\0'; /* run_out's deadlock */
+    taal_future_release(g[2]);
+    CHECK_STR(reports, "a gather of 1 (0 not done) failed with \"cancelled\" and nobody "
+                       "retrieved the error\n");
+    CHECK(loop_is_empty(&loop));
+    taal_loop_close(&loop);
+}
+
 TEST(gather_with_return_exceptions_collects_errors_and_results)
 {
     taal_loop loop;
@@ -919,6 +954,7 @@ static const taal_test tests[] = {
     TEST_ENTRY(cancelling_a_gather_cancels_the_children_not_done_and_leaves_the_rest),
     TEST_ENTRY(a_cancelled_gather_ends_cancelled_even_if_its_children_swallow_it),
     TEST_ENTRY(gather_with_a_child_cancelled_on_its_own_as_asyncio_does_both_ways),
+    TEST_ENTRY(a_gather_is_never_cancelled_it_fails_with_the_cancellation_as_asyncio_s),
     TEST_ENTRY(gather_with_return_exceptions_collects_errors_and_results),
     TEST_ENTRY(cancelling_a_wait_ends_it_cancelled_and_leaves_its_children_alone),
     TEST_ENTRY(wait_first_exception_does_not_count_a_cancelled_child_as_an_exception),

@@ -611,9 +611,13 @@ bool taal_future_cancel(taal_future *future)
     }
 }
 
+/* asyncio's gather is never cancelled(): cancelled itself or by a child,
+ * it ends with CancelledError set as its exception, an error like any
+ * other (set_exception(), not cancel()). So is taal's. */
 bool taal_future_cancelled(const taal_future *future)
 {
-    return taal_future_done(future) && future->status == TAAL_ECANCELLED;
+    return taal_future_done(future) && future->status == TAAL_ECANCELLED &&
+           future->kind != TAAL_FUTURE_GATHER;
 }
 
 /* ---- taking futures apart ------------------------------------------------------ */
@@ -749,11 +753,12 @@ void taal__future_describe(const taal_future *future, char *buf, size_t size)
 
 /* An error nobody looked at is reported (asyncio's "exception was never
  * retrieved"), once: the report counts as retrieving it. A cancellation
- * is no error anybody must hear of: asyncio does not log CancelledError
- * either. */
+ * is no error anybody must hear of: asyncio does not log a cancelled
+ * future either. (A gather's TAAL_ECANCELLED is an error: see
+ * taal_future_cancelled().) */
 void taal__future_report_unretrieved(taal_future *future)
 {
-    if (future->status < 0 && future->status != TAAL_ECANCELLED && !future->retrieved) {
+    if (future->status < 0 && !taal_future_cancelled(future) && !future->retrieved) {
         char what[160];
         taal__future_describe(future, what, sizeof what);
         taal__report(future->loop, TAAL_REPORT_UNRETRIEVED, future, future->status,
