@@ -807,6 +807,87 @@ TEST(a_loop_closed_with_a_failed_shield_never_awaited_reports_it_whole)
                        "retrieved the error\n");
 }
 
+/* ---- taal_run's end ------------------------------------------------------------------
+ */
+
+/* Waits for ever on a future of its own frame; cancelled, it fails with
+ * TAAL_EUSER instead, as a cleanup that goes wrong would. */
+typedef struct stubborn {
+    taal_coro co;
+    taal_future never;
+    int st;
+} stubborn;
+
+static int stubborn_body(taal_coro *self)
+{
+    stubborn *f = (stubborn *)self;
+    TAAL_BEGIN(f);
+    taal_future_init(&f->never, taal_running_loop());
+    TAAL_AWAIT_FUTURE_STATUS(f->st, &f->never);
+    note(f->st == TAAL_ECANCELLED ? "b:cancelled " : "b:woken ");
+    TAAL_FAIL(TAAL_EUSER);
+    TAAL_END();
+}
+
+/* Starts a sleeper whose cleanup takes a second, and the stubborn one,
+ * and returns at once, leaving both running. */
+typedef struct leaver {
+    taal_coro co;
+} leaver;
+
+static int leaver_body(taal_coro *self)
+{
+    leaver *f = (leaver *)self;
+    TAAL_BEGIN(f);
+    taal_task_release(spawn_sleeper(
+        taal_running_loop(), (sleeper){.name = "a", .seconds = 100, .cleanup = 1}));
+    taal_task_create(taal_running_loop(), stubborn_body, NULL, sizeof(stubborn), "b",
+                     NULL);
+    TAAL_SLEEP(0); /* both start */
+    note("main:returns ");
+    TAAL_END();
+}
+
+/* asyncio.run() cancels the tasks main left running, runs the loop until
+ * they have finished (their cleanup included), and reports an error other
+ * than the cancellation that one of them ends with: "unhandled exception
+ * during asyncio.run() shutdown". Nothing is left pending at the close. */
+TEST(taal_run_cancels_the_tasks_main_left_and_runs_their_cleanup_as_asyncio_run)
+{
+    trace[0] = reports[0] = '\0';
+    taal_loop_options options = {.clock = TAAL_CLOCK_VIRTUAL, .report = collect_report};
+    CHECK_EQ(taal_run(leaver_body, NULL, sizeof(leaver), &options, NULL), TAAL_OK);
+    CHECK_STR(trace, "a:start main:returns a:cancelled b:cancelled a:cleaned ");
+    CHECK_STR(reports,
+              "task b failed with \"user error\" during taal_run()'s shutdown\n");
+}
+
+/* Every allocation of that run fails in turn: the run ends well or with
+ * TAAL_ENOMEM, and leaks nothing. When the shutdown's own allocation
+ * fails, the tasks main left are not cancelled: the close reports them
+ * pending, and frees them. */
+TEST(taal_run_out_of_memory_at_its_end_reports_the_tasks_left_and_leaks_nothing)
+{
+    static const taal_allocator failing = {taal_check_malloc, taal_check_realloc,
+                                           taal_check_free};
+    taal_loop_options options = {.clock = TAAL_CLOCK_VIRTUAL, .report = collect_report};
+    CHECK_EQ(taal_set_allocator(&failing), TAAL_OK);
+    bool left_pending = false;
+    for (long n = 1; n < 100; n++) {
+        trace[0] = reports[0] = '\0';
+        taal_check_alloc_reset(n);
+        int rc = taal_run(leaver_body, NULL, sizeof(leaver), &options, NULL);
+        CHECK(rc == TAAL_OK || rc == TAAL_ENOMEM);
+        CHECK_EQ(taal_check_alloc_live(), 0);
+        if (rc == TAAL_OK && strstr(reports, "task a was still pending") != NULL)
+            left_pending = true;
+        if (taal_check_alloc.attempts < n)
+            break; /* the failure was never reached */
+    }
+    taal_set_allocator(NULL);
+    CHECK(left_pending);
+}
+
 /* ---- reports and traces ---------------------------------------------------------------
  */
 
@@ -964,6 +1045,10 @@ static const taal_test tests[] = {
     TEST_ENTRY(
         a_failed_shield_never_awaited_is_reported_with_its_inner_task_when_released),
     TEST_ENTRY(a_loop_closed_with_a_failed_shield_never_awaited_reports_it_whole),
+    TEST_ENTRY(
+        taal_run_cancels_the_tasks_main_left_and_runs_their_cleanup_as_asyncio_run),
+    TEST_ENTRY(
+        taal_run_out_of_memory_at_its_end_reports_the_tasks_left_and_leaks_nothing),
     TEST_ENTRY(the_dump_and_the_trace_say_cancelled),
     TEST_ENTRY(cancelling_bad_things_returns_false_or_einval),
     TEST_ENTRY(a_task_of_a_closed_loop_cannot_be_cancelled),
