@@ -196,7 +196,8 @@ static inline void taal__future_unref(taal_future *future)
 }
 void taal__future_unhook(taal_future *future); /* off every list, for close */
 void taal__future_orphan(taal_future *future); /* held at close: keep, inert */
-void taal__future_destroy(taal_future *future);
+void taal__future_report_unretrieved(taal_future *future); /* once, if it must be */
+void taal__future_destroy(taal_future *future);            /* reported, then freed */
 void taal__future_describe(const taal_future *future, char *buf, size_t size);
 void taal__future_for_each_child(taal_future *future,
                                  void (*fn)(taal_future *child, void *ctx), void *ctx);

@@ -558,6 +558,41 @@ TEST(gather_with_a_child_cancelled_on_its_own_as_asyncio_does_both_ways)
     taal_loop_close(&loop);
 }
 
+/* asyncio's gather is never cancelled(), on 3.12 and 3.13: cancelled
+ * itself, or by a child cancelled on its own, it ends with CancelledError
+ * as its exception (set_exception(), not cancel()). Awaiting it raises
+ * CancelledError, and an unretrieved one is logged as "exception was
+ * never retrieved". taal's has the status TAAL_ECANCELLED, and
+ * taal_future_cancelled() is false for it, in both cases. */
+TEST(a_gather_is_never_cancelled_it_fails_with_the_cancellation_as_asyncio_s)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    taal_future f[3];
+    for (int i = 0; i < 3; i++)
+        taal_future_init(&f[i], &loop);
+    taal_future *g[3];
+    for (int i = 0; i < 3; i++)
+        CHECK_EQ(taal_gather(&loop, 1, (taal_future *[]){&f[i]}, &g[i]), TAAL_OK);
+    CHECK(taal_future_cancel(g[0]));  /* the gather itself */
+    CHECK(taal_future_cancel(&f[1])); /* its child, on its own */
+    CHECK(taal_future_cancel(&f[2])); /* the same, and nobody looks */
+    for (int i = 0; i < 2; i++) {
+        CHECK_EQ(taal_run_until_complete(&loop, g[i]), TAAL_ECANCELLED);
+        CHECK(!taal_future_cancelled(g[i]));
+        CHECK(taal_future_cancelled(&f[i])); /* a plain future is */
+        taal_future_release(g[i]);
+    }
+    CHECK(run_out(&loop, 10));
+    CHECK_EQ(taal_future_status(g[2]), TAAL_ECANCELLED);
+    reports[0] = '\0'; /* run_out's deadlock */
+    taal_future_release(g[2]);
+    CHECK_STR(reports, "a gather of 1 (0 not done) failed with \"cancelled\" and nobody "
+                       "retrieved the error\n");
+    CHECK(loop_is_empty(&loop));
+    taal_loop_close(&loop);
+}
+
 TEST(gather_with_return_exceptions_collects_errors_and_results)
 {
     taal_loop loop;
@@ -604,6 +639,31 @@ TEST(cancelling_a_wait_ends_it_cancelled_and_leaves_its_children_alone)
     taal_future_release(w);
     CHECK(loop_is_empty(&loop));
     taal_loop_close(&loop);
+}
+
+/* asyncio's wait(FIRST_EXCEPTION) returns when a child raises, not when
+ * one is cancelled: `f1.cancel(); await wait([f0, f1], timeout=5,
+ * return_when=FIRST_EXCEPTION)` waits the 5 s on CPython 3.12 and 3.13. */
+TEST(wait_first_exception_does_not_count_a_cancelled_child_as_an_exception)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    taal_future f[2];
+    taal_future *children[2] = {&f[0], &f[1]}, *w;
+    taal_future_init(&f[0], &loop);
+    taal_future_init(&f[1], &loop);
+    CHECK(taal_future_cancel(&f[1]));
+    CHECK_EQ(taal_wait(&loop, 2, children, TAAL_FIRST_EXCEPTION, 5, &w), TAAL_OK);
+    CHECK_EQ(taal_run_until_complete(&loop, w), TAAL_OK);
+    CHECK(taal_loop_time(&loop) >= 5); /* it ended by its timeout */
+    taal_wait_sets *sets;
+    CHECK_EQ(taal_future_result(w, (void **)&sets), TAAL_OK);
+    CHECK_EQ(sets->done_count, 1);
+    CHECK_EQ(sets->pending_count, 1);
+    taal_future_release(w);
+    CHECK(loop_is_empty(&loop));
+    taal_loop_close(&loop);
+    CHECK_STR(reports, "");
 }
 
 /* ---- shield ------------------------------------------------------------------------ */
@@ -688,6 +748,144 @@ TEST(a_shield_whose_inner_future_is_cancelled_ends_cancelled)
     taal_future_release(outer);
     CHECK(loop_is_empty(&loop));
     taal_loop_close(&loop);
+}
+
+/* A failed shield nobody awaited is reported when it is freed, and the
+ * report names its inner task: so the inner task must still be there when
+ * the report is written, though the shield held the last reference to it.
+ * (ASan saw the report read the freed task.) */
+TEST(a_failed_shield_never_awaited_is_reported_with_its_inner_task_when_released)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    taal_task *inner = NULL;
+    taal_task_create(&loop, failer_body, NULL, sizeof(failer), "inner", &inner);
+    taal_future *outer;
+    CHECK_EQ(taal_shield(&loop, taal_task_future(inner), &outer), TAAL_OK);
+    CHECK_EQ(taal_run_until_complete(&loop, taal_task_future(inner)), TAAL_EUSER);
+    CHECK(run_out(&loop, 10)); /* the shield takes the failure */
+    reports[0] = '\0';         /* run_out's deadlock */
+    CHECK_EQ(taal_future_status(outer), TAAL_EUSER);
+    taal_task_release(inner); /* the shield holds it, as the last one */
+    taal_future_release(outer);
+    CHECK(loop_is_empty(&loop));
+    CHECK_STR(reports, "a shield of task inner failed with \"user error\" and nobody "
+                       "retrieved the error\n");
+    taal_loop_close(&loop);
+}
+
+/* Makes a task that fails and a shield of it, and forgets both: the loop
+ * frees them when it closes, the task first. */
+typedef struct shield_maker {
+    taal_coro co;
+    taal_task *inner;
+    taal_future *outer;
+} shield_maker;
+
+static int shield_maker_body(taal_coro *self)
+{
+    shield_maker *f = (shield_maker *)self;
+    TAAL_BEGIN(f);
+    taal_task_create(taal_running_loop(), failer_body, NULL, sizeof(failer), "inner",
+                     &f->inner);
+    taal_shield(taal_running_loop(), taal_task_future(f->inner), &f->outer);
+    TAAL_END();
+}
+
+TEST(a_loop_closed_with_a_failed_shield_never_awaited_reports_it_whole)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    taal_task *maker = NULL;
+    taal_task_create(&loop, shield_maker_body, NULL, sizeof(shield_maker), "maker",
+                     &maker);
+    CHECK_EQ(finish_task(&loop, maker), TAAL_OK);
+    CHECK(run_out(&loop, 10)); /* the inner task fails, the shield copies it */
+    reports[0] = '\0';         /* run_out's deadlock */
+    CHECK_EQ(taal_loop_close(&loop), TAAL_OK);
+    CHECK_STR(reports, "a shield of task inner failed with \"user error\" and nobody "
+                       "retrieved the error\n");
+}
+
+/* ---- taal_run's end ------------------------------------------------------------------
+ */
+
+/* Waits for ever on a future of its own frame; cancelled, it fails with
+ * TAAL_EUSER instead, as a cleanup that goes wrong would. */
+typedef struct stubborn {
+    taal_coro co;
+    taal_future never;
+    int st;
+} stubborn;
+
+static int stubborn_body(taal_coro *self)
+{
+    stubborn *f = (stubborn *)self;
+    TAAL_BEGIN(f);
+    taal_future_init(&f->never, taal_running_loop());
+    TAAL_AWAIT_FUTURE_STATUS(f->st, &f->never);
+    note(f->st == TAAL_ECANCELLED ? "b:cancelled " : "b:woken ");
+    TAAL_FAIL(TAAL_EUSER);
+    TAAL_END();
+}
+
+/* Starts a sleeper whose cleanup takes a second, and the stubborn one,
+ * and returns at once, leaving both running. */
+typedef struct leaver {
+    taal_coro co;
+} leaver;
+
+static int leaver_body(taal_coro *self)
+{
+    leaver *f = (leaver *)self;
+    TAAL_BEGIN(f);
+    taal_task_release(spawn_sleeper(
+        taal_running_loop(), (sleeper){.name = "a", .seconds = 100, .cleanup = 1}));
+    taal_task_create(taal_running_loop(), stubborn_body, NULL, sizeof(stubborn), "b",
+                     NULL);
+    TAAL_SLEEP(0); /* both start */
+    note("main:returns ");
+    TAAL_END();
+}
+
+/* asyncio.run() cancels the tasks main left running, runs the loop until
+ * they have finished (their cleanup included), and reports an error other
+ * than the cancellation that one of them ends with: "unhandled exception
+ * during asyncio.run() shutdown". Nothing is left pending at the close. */
+TEST(taal_run_cancels_the_tasks_main_left_and_runs_their_cleanup_as_asyncio_run)
+{
+    trace[0] = reports[0] = '\0';
+    taal_loop_options options = {.clock = TAAL_CLOCK_VIRTUAL, .report = collect_report};
+    CHECK_EQ(taal_run(leaver_body, NULL, sizeof(leaver), &options, NULL), TAAL_OK);
+    CHECK_STR(trace, "a:start main:returns a:cancelled b:cancelled a:cleaned ");
+    CHECK_STR(reports,
+              "task b failed with \"user error\" during taal_run()'s shutdown\n");
+}
+
+/* Every allocation of that run fails in turn: the run ends well or with
+ * TAAL_ENOMEM, and leaks nothing. When the shutdown's own allocation
+ * fails, the tasks main left are not cancelled: the close reports them
+ * pending, and frees them. */
+TEST(taal_run_out_of_memory_at_its_end_reports_the_tasks_left_and_leaks_nothing)
+{
+    static const taal_allocator failing = {taal_check_malloc, taal_check_realloc,
+                                           taal_check_free};
+    taal_loop_options options = {.clock = TAAL_CLOCK_VIRTUAL, .report = collect_report};
+    CHECK_EQ(taal_set_allocator(&failing), TAAL_OK);
+    bool left_pending = false;
+    for (long n = 1; n < 100; n++) {
+        trace[0] = reports[0] = '\0';
+        taal_check_alloc_reset(n);
+        int rc = taal_run(leaver_body, NULL, sizeof(leaver), &options, NULL);
+        CHECK(rc == TAAL_OK || rc == TAAL_ENOMEM);
+        CHECK_EQ(taal_check_alloc_live(), 0);
+        if (rc == TAAL_OK && strstr(reports, "task a was still pending") != NULL)
+            left_pending = true;
+        if (taal_check_alloc.attempts < n)
+            break; /* the failure was never reached */
+    }
+    taal_set_allocator(NULL);
+    CHECK(left_pending);
 }
 
 /* ---- reports and traces ---------------------------------------------------------------
@@ -851,11 +1049,20 @@ static const taal_test tests[] = {
     TEST_ENTRY(cancelling_a_gather_cancels_the_children_not_done_and_leaves_the_rest),
     TEST_ENTRY(a_cancelled_gather_ends_cancelled_even_if_its_children_swallow_it),
     TEST_ENTRY(gather_with_a_child_cancelled_on_its_own_as_asyncio_does_both_ways),
+    TEST_ENTRY(a_gather_is_never_cancelled_it_fails_with_the_cancellation_as_asyncio_s),
     TEST_ENTRY(gather_with_return_exceptions_collects_errors_and_results),
     TEST_ENTRY(cancelling_a_wait_ends_it_cancelled_and_leaves_its_children_alone),
+    TEST_ENTRY(wait_first_exception_does_not_count_a_cancelled_child_as_an_exception),
     TEST_ENTRY(cancelling_a_shield_leaves_the_inner_task_running),
     TEST_ENTRY(a_shield_passes_the_inner_result_and_failure_on),
     TEST_ENTRY(a_shield_whose_inner_future_is_cancelled_ends_cancelled),
+    TEST_ENTRY(
+        a_failed_shield_never_awaited_is_reported_with_its_inner_task_when_released),
+    TEST_ENTRY(a_loop_closed_with_a_failed_shield_never_awaited_reports_it_whole),
+    TEST_ENTRY(
+        taal_run_cancels_the_tasks_main_left_and_runs_their_cleanup_as_asyncio_run),
+    TEST_ENTRY(
+        taal_run_out_of_memory_at_its_end_reports_the_tasks_left_and_leaks_nothing),
     TEST_ENTRY(the_dump_and_the_trace_say_cancelled),
     TEST_ENTRY(cancelling_bad_things_returns_false_or_einval),
     TEST_ENTRY(a_task_of_a_closed_loop_cannot_be_cancelled),

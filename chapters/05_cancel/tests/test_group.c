@@ -10,7 +10,10 @@
 /* ---- children ------------------------------------------------------------------ */
 
 /* Sleeps `seconds`, then fails with `error` if it is not TAAL_OK; notes
- * "<name>" when done, "<name>!" when it fails, "<name>x" when cancelled. */
+ * "<name>" when done, "<name>!" when it fails, "<name>x" when cancelled
+ * (and "^" after it if the task `watched` is being cancelled then). */
+static taal_task *watched;
+
 typedef struct child {
     taal_coro co;
     const char *name;
@@ -26,6 +29,8 @@ static int child_body(taal_coro *self)
     note(f->name);
     if (f->st != TAAL_OK) {
         note("x");
+        if (watched != NULL && taal_task_cancelling(watched) > 0)
+            note("^");
         TAAL_FAIL(f->st);
     }
     if (f->error != TAAL_OK) {
@@ -170,17 +175,23 @@ TEST(two_failing_children_are_both_reported_and_stop_the_rest)
 }
 
 /* The body is already joining when a child fails: the siblings are
- * cancelled, the parent is not (it no longer runs anything to stop). */
-TEST(a_failure_while_the_parent_joins_cancels_the_siblings_only)
+ * cancelled, and the parent too, as asyncio 3.12 and 3.13 do (b sees its
+ * parent's cancelling() at 1, "^"); the join waits on for b, and takes
+ * that cancellation back. */
+TEST(a_failure_while_the_parent_joins_cancels_the_siblings_and_the_parent)
 {
     taal_loop loop;
     open_loop(&loop);
     trace[0] = '\0';
     static const plan children[] = {{"a", 1, TAAL_EUSER}, {"b", 5, TAAL_OK}};
-    parent f;
-    CHECK_EQ(run_parent(&loop, (parent){.children = children, .count = 2}, &f),
-             TAAL_EGROUP);
-    CHECK_STR(trace, "a!bx");
+    taal_task *t = spawn_parent(&loop, (parent){.children = children, .count = 2});
+    watched = t;
+    CHECK_EQ(taal_run_until_complete(&loop, taal_task_future(t)), TAAL_EGROUP);
+    watched = NULL;
+    parent f = *(parent *)taal_task_frame(t);
+    taal_task_release(t);
+    CHECK_STR(trace, "a!bx^");
+    CHECK(taal_loop_time(&loop) == 1.0);
     CHECK_EQ(f.cancelling_after, 0);
     CHECK_EQ(f.error_count, 1);
     CHECK(loop_is_empty(&loop));
@@ -447,6 +458,42 @@ TEST(a_loop_closed_with_a_group_open_frees_its_slots)
     CHECK_EQ(taal_loop_close(&loop), TAAL_OK); /* under the sanitizers: no leak */
 }
 
+/* A parent whose group has one quick child, and a long body. */
+typedef struct waiting_parent {
+    taal_coro co;
+    taal_taskgroup tg;
+    int st;
+} waiting_parent;
+
+static int waiting_parent_body(taal_coro *self)
+{
+    waiting_parent *f = (waiting_parent *)self;
+    TAAL_BEGIN(f);
+    taal_taskgroup_init(&f->tg);
+    add(&f->tg, "k", 0, TAAL_OK);
+    TAAL_SLEEP_STATUS(f->st, 10);
+    TAAL_TASKGROUP_JOIN_STATUS(f->st, &f->tg);
+    taal_taskgroup_destroy(&f->tg);
+    TAAL_END();
+}
+
+/* The child has finished, and the group's callback for it is still in the
+ * ready queue when the loop closes: the close must let go of that handle
+ * before it frees the slot it lives in. (ASan saw it write freed memory.) */
+TEST(a_loop_closed_with_a_groups_callback_still_queued_lets_go_of_it_first)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    trace[0] = '\0';
+    taal_task_create(&loop, waiting_parent_body, NULL, sizeof(waiting_parent), "parent",
+                     NULL);
+    for (int i = 0; i < 10 && strcmp(trace, "k") != 0; i++)
+        taal_run_once(&loop);
+    CHECK_STR(trace, "k"); /* the child's last step ran; its callback waits */
+    CHECK_EQ(taal_loop_close(&loop), TAAL_OK);
+    CHECK(strstr(reports, "task parent was still pending") != NULL);
+}
+
 /* Misuse from inside a task. */
 typedef struct misuser {
     taal_coro co;
@@ -504,7 +551,7 @@ TEST(task_groups_refuse_bad_input)
 static const taal_test tests[] = {
     TEST_ENTRY(the_join_returns_when_every_child_is_done),
     TEST_ENTRY(two_failing_children_are_both_reported_and_stop_the_rest),
-    TEST_ENTRY(a_failure_while_the_parent_joins_cancels_the_siblings_only),
+    TEST_ENTRY(a_failure_while_the_parent_joins_cancels_the_siblings_and_the_parent),
     TEST_ENTRY(a_parent_cancelled_from_outside_in_the_body_cancels_every_child),
     TEST_ENTRY(a_parent_cancelled_from_outside_while_it_joins_cancels_every_child),
     TEST_ENTRY(an_outside_cancel_during_a_failing_join_is_not_lost),
@@ -514,6 +561,7 @@ static const taal_test tests[] = {
     TEST_ENTRY(a_crowd_of_children_grows_the_slots_block_by_block),
     TEST_ENTRY(a_parent_that_ends_without_joining_has_its_children_cancelled_and_is_told),
     TEST_ENTRY(a_loop_closed_with_a_group_open_frees_its_slots),
+    TEST_ENTRY(a_loop_closed_with_a_groups_callback_still_queued_lets_go_of_it_first),
     TEST_ENTRY(task_groups_refuse_bad_input),
 };
 

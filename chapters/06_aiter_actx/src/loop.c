@@ -1001,8 +1001,9 @@ static void forget_callers_handles(taal_loop *loop)
 **   1. report every task still pending;
 **   2. take every task, gather and wait off every list, so that no list
 **      points into memory about to be freed and nothing can run again;
-**      then forget the open scopes and the caller's handles and timers
-**      (any of them may live in a frame that step 3 frees);
+**      then forget the caller's handles and timers, and the open scopes
+**      (any of them may live in a frame that step 3 frees), emptying the
+**      ready queue before freeing anything;
 **   3. keep what the program still holds, inert (see taal_loop_close()
 **      in taal.h), and free the rest (reporting errors nobody retrieved);
 **   4. free the loop's own memory: the timer heap, the free lists, the
@@ -1024,13 +1025,20 @@ int taal_loop_close(taal_loop *loop)
     for (l = loop->objects.next; l != &loop->objects; l = l->next)
         taal__future_unhook(TAAL_CONTAINER_OF(l, taal_future, u.node));
     /* The caller's handles and timers, and the open scopes, may be in the
-     * frames of tasks about to be freed: forget them first. */
-    taal__scopes_forget(loop);
+     * frames of tasks about to be freed: forget them first. The ready
+     * queue goes first of all, before anything is freed: a handle in it
+     * may live in what the next step frees (the callback of a task
+     * group's slot, whose child has finished). */
     forget_callers_handles(loop);
+    taal__scopes_forget(loop);
 
     taal_link keep;
     list_init(&keep);
     keep_what_the_program_holds(loop, &keep);
+    /* Every report before any free: a report may name another future of
+     * the list (a shield names its inner one), which must still be there. */
+    for (l = loop->objects.next; l != &loop->objects; l = l->next)
+        taal__future_report_unretrieved(TAAL_CONTAINER_OF(l, taal_future, u.node));
     while (!list_empty(&loop->objects)) {
         l = loop->objects.next;
         link_remove(l);

@@ -308,9 +308,11 @@ static void tg_abort(taal_taskgroup *tg)
 }
 
 /* A child failed: its error joins the list, and if it is the first, the
- * group stops its siblings, and its parent too while the parent is still
- * in the body, so that the body stops waiting on work that no longer
- * matters. The join takes that cancellation back. */
+ * group stops its siblings, and its parent too, so that the body stops
+ * waiting on work that no longer matters. A parent already in its join is
+ * cancelled all the same, as asyncio's _on_task_done does: the join's
+ * await ends cancelled, and the join, seeing the group stopping, waits
+ * again. The join takes that cancellation back. */
 static void tg_child_failed(taal_taskgroup *tg, tg_slot *slot)
 {
     /* LAB(taskgroup) BEGIN: the error joins the list; the first stops the rest */
@@ -324,10 +326,8 @@ static void tg_child_failed(taal_taskgroup *tg, tg_slot *slot)
     if (tg->aborting || tg->cancelled_parent)
         return;
     tg_abort(tg);
-    if (!tg->joining) {
-        tg->cancelled_parent = true;
-        taal_task_cancel(tg->scope.task);
-    }
+    tg->cancelled_parent = true;
+    taal_task_cancel(tg->scope.task);
     /* LAB(taskgroup) END: (void)tg; (void)slot; */
 }
 
@@ -577,8 +577,8 @@ void taal__scopes_close_of(taal_task *task)
 
 /* The loop is closing, and the frames the scopes live in are about to be
  * freed with their tasks: the list is forgotten, and the task groups'
- * slots freed (their handles are already off every list). Timers are
- * forgotten with the caller's, next. */
+ * slots freed. Their handles are already off every list, the ready queue
+ * included, and the timers forgotten: the close did that just before. */
 void taal__scopes_forget(taal_loop *loop)
 {
     while (!list_empty(&loop->scopes)) {

@@ -385,6 +385,58 @@ void taal_task_release(taal_task *task)
     taal_future_release(taal_task_future(task));
 }
 
+/* The tasks of `loop` still pending, into `tasks` if it is not NULL;
+ * their count. */
+static size_t pending_tasks(taal_loop *loop, taal_future **tasks)
+{
+    size_t n = 0;
+    for (taal_link *l = loop->objects.next; l != &loop->objects; l = l->next) {
+        taal_future *future = TAAL_CONTAINER_OF(l, taal_future, u.node);
+        if (future->kind == TAAL_FUTURE_TASK && !taal__future_is_done(future)) {
+            if (tasks != NULL)
+                tasks[n] = future;
+            n++;
+        }
+    }
+    return n;
+}
+
+/*
+** The end of asyncio.run() (runners.py, _cancel_all_tasks): every task
+** still pending is cancelled, and the loop runs until all of them have
+** finished, their cleanup included, through a gather that returns errors
+** as results; an error other than the cancellation that one ends with is
+** reported ("unhandled exception during asyncio.run() shutdown"). Without
+** the memory for the gather, they are left pending, and the close reports
+** each of them.
+*/
+static void cancel_leftovers(taal_loop *loop)
+{
+    size_t count = pending_tasks(loop, NULL);
+    taal_future **tasks = count > 0 ? taal__alloc(count * sizeof *tasks) : NULL;
+    if (tasks == NULL)
+        return;
+    pending_tasks(loop, tasks);
+    taal_future *all;
+    for (size_t i = 0; i < count; i++)
+        taal_task_cancel((taal_task *)tasks[i]);
+    if (taal_gather_ex(loop, count, tasks, TAAL_RETURN_EXCEPTIONS, &all) == TAAL_OK) {
+        taal_run_until_complete(loop, all);
+        for (size_t i = 0; i < count; i++) {
+            int status = taal_gather_status(all, i);
+            if (status < 0 && status != TAAL_ECANCELLED) {
+                char name[96];
+                taal__task_describe((taal_task *)tasks[i], name, sizeof name);
+                taal__report(loop, TAAL_REPORT_UNRETRIEVED, tasks[i], status,
+                             "task %s failed with \"%s\" during taal_run()'s shutdown",
+                             name, taal_strerror(status));
+            }
+        }
+        taal_future_release(all);
+    }
+    taal__free(tasks);
+}
+
 int taal_run(taal_body_fn body, const void *frame, size_t frame_size,
              const taal_loop_options *options, void **result)
 {
@@ -400,6 +452,10 @@ int taal_run(taal_body_fn body, const void *frame, size_t frame_size,
         rc = taal_run_until_complete(&loop, &task->future);
     if (rc == TAAL_OK && result != NULL)
         *result = task->future.result;
+    /* asyncio.run() cancels what main left running once main is done; a
+     * main that never finished (a deadlock) would still be waiting there. */
+    if (task != NULL && taal__future_is_done(&task->future))
+        cancel_leftovers(&loop);
     taal_task_release(task);
     taal_loop_close(&loop); /* frees the task, and everything it made */
     return rc;

@@ -378,6 +378,37 @@ TEST(a_task_cancelled_while_its_generator_waits_at_a_yield_closes_it)
     CHECK(fr.after); /* the status form of END carried on */
 }
 
+/* A main that starts a consumer and returns while its generator sleeps. */
+typedef struct leaving_main {
+    taal_coro co;
+} leaving_main;
+
+static int leaving_main_body(taal_coro *self)
+{
+    leaving_main *f = (leaving_main *)self;
+    TAAL_BEGIN(f);
+    taal_task_create(taal_running_loop(), consumer_body,
+                     &(consumer){.c = {.n = 5, .nap = 1, .cleanup_nap = 0.5}},
+                     sizeof(consumer), "consumer", NULL);
+    TAAL_SLEEP(2.5);
+    TAAL_END();
+}
+
+/* asyncio.run() closes the async generators still alive when main has
+ * returned (shutdown_asyncgens). A taal generator lives in the frame of
+ * the task that iterates it, and taal_run() cancels that task (chapter
+ * 05): its `async for` closes the generator as the cancellation unwinds
+ * it, its cleanup awaiting, before the loop closes. */
+TEST(taal_runs_end_closes_the_generator_of_a_task_main_left_running)
+{
+    trace[0] = reports[0] = '\0';
+    taal_loop_options options = {.clock = TAAL_CLOCK_VIRTUAL, .report = collect_report};
+    CHECK_EQ(taal_run(leaving_main_body, NULL, sizeof(leaving_main), &options, NULL),
+             TAAL_OK);
+    CHECK_STR(trace, "v1 v2 cleanup cleaned end=-16");
+    CHECK_STR(reports, "");
+}
+
 TEST(a_generator_that_swallows_the_cancellation_goes_on_yielding)
 {
     consumer fr = {.c = {.n = 3, .nap = 1, .catch_cancel = true}};
@@ -665,6 +696,7 @@ static const taal_test tests[] = {
     TEST_ENTRY(a_yield_during_the_close_is_eignored_and_the_generator_ends_anyway),
     TEST_ENTRY(a_yield_in_the_cleanup_at_the_end_is_one_more_value),
     TEST_ENTRY(a_task_cancelled_while_its_generator_awaits_ends_cleanly),
+    TEST_ENTRY(taal_runs_end_closes_the_generator_of_a_task_main_left_running),
     TEST_ENTRY(a_task_cancelled_while_its_generator_waits_at_a_yield_closes_it),
     TEST_ENTRY(a_generator_that_swallows_the_cancellation_goes_on_yielding),
     TEST_ENTRY(a_cancel_during_the_cleanup_interrupts_its_await),

@@ -1000,13 +1000,17 @@ int taal_task_priority(const taal_task *task);
 
 /** asyncio.run(): makes a loop with @p options (NULL: every default, from
  *  the environment), runs the coroutine @p body to the end as its main
- *  task, named "main", closes the loop, and returns the coroutine's status.
- *  The frame is made as taal_task_create() makes it, from @p frame and
- *  @p frame_size. If @p result is not NULL it receives the
- *  TAAL_RETURN_VALUE, which must not point into the frame (the frame is
- *  gone when taal_run() returns). Returns TAAL_EINVAL, TAAL_EBUSY (called
- *  while a loop runs), TAAL_ENOMEM, TAAL_EDEADLOCK, or the coroutine's
- *  error. */
+ *  task, named "main", then cancels every task still pending and runs the
+ *  loop until they have finished, their cleanup included (an error other
+ *  than TAAL_ECANCELLED that one ends with is reported, a
+ *  TAAL_REPORT_UNRETRIEVED), closes the loop, and returns the coroutine's
+ *  status. A main that never finished (a deadlock) is not cancelled: the
+ *  close reports what was left pending. The frame is made as
+ *  taal_task_create() makes it, from @p frame and @p frame_size. If
+ *  @p result is not NULL it receives the TAAL_RETURN_VALUE, which must not
+ *  point into the frame (the frame is gone when taal_run() returns).
+ *  Returns TAAL_EINVAL, TAAL_EBUSY (called while a loop runs), TAAL_ENOMEM,
+ *  TAAL_EDEADLOCK, or the coroutine's error. */
 int taal_run(taal_body_fn body, const void *frame, size_t frame_size,
              const taal_loop_options *options, void **result);
 /** @} */
@@ -1182,10 +1186,11 @@ bool taal_task_cancel(taal_task *task);
  *  (TAAL_FUTURE_WAITERS) refuses: false; cancel the waiting task instead. */
 bool taal_future_cancel(taal_future *future);
 
-/** True if @p future is done with TAAL_ECANCELLED (asyncio's cancelled()).
- *  A status cannot tell "cancelled" from "failed with a cancellation", so a
- *  gather that a child cancelled on its own ended counts too (asyncio's
- *  raises CancelledError without being cancelled()). Changes nothing. */
+/** True if @p future is done with TAAL_ECANCELLED (asyncio's cancelled()),
+ *  but for a gather: as asyncio's, a gather is never cancelled. Whether it
+ *  was cancelled itself or a child was, it ends with TAAL_ECANCELLED as
+ *  its error (asyncio's ends with CancelledError set as its exception),
+ *  which is reported if nobody retrieves it. Changes nothing. */
 bool taal_future_cancelled(const taal_future *future);
 
 /** asyncio's Task.cancelling(): the cancel() requests that uncancel() has
@@ -1277,11 +1282,12 @@ typedef struct taal_wait_sets {
 
 /** asyncio.wait(): makes a future that completes (always with TAAL_OK)
  *  when @p mode is satisfied or @p timeout seconds have passed
- *  (TAAL_NO_TIMEOUT: never). It cancels nothing; its result is a
- *  taal_wait_sets. Release it with taal_future_release(). Returns
- *  TAAL_EINVAL (also for no futures, a NaN or negative timeout other than
- *  TAAL_NO_TIMEOUT, or an unknown mode), TAAL_ELOOP, TAAL_ECLOSED or
- *  TAAL_ENOMEM. */
+ *  (TAAL_NO_TIMEOUT: never). TAAL_FIRST_EXCEPTION waits for a child that
+ *  fails: one that ends cancelled (taal_future_cancelled()) is no failure,
+ *  as in asyncio. It cancels nothing; its result is a taal_wait_sets.
+ *  Release it with taal_future_release(). Returns TAAL_EINVAL (also for no
+ *  futures, a NaN or negative timeout other than TAAL_NO_TIMEOUT, or an
+ *  unknown mode), TAAL_ELOOP, TAAL_ECLOSED or TAAL_ENOMEM. */
 int taal_wait(taal_loop *loop, size_t count, taal_future *const futures[],
               taal_wait_mode mode, double timeout, taal_future **waited);
 
@@ -1736,10 +1742,11 @@ int taal__wait_for_start(taal_timeout *scope, taal_future *future, double timeou
  *  caller storage in a task's frame, the parent. Children created in it
  *  are held by it; the parent joins it, and the join returns only when
  *  every child has finished. The first child to fail (an error other than
- *  TAAL_ECANCELLED) cancels its siblings, and the parent too if it is
- *  still in the body, so that the body stops waiting for work whose
- *  result no longer matters (the join takes that cancellation back). The
- *  join then reports TAAL_EGROUP, and every child's error can be read.
+ *  TAAL_ECANCELLED) cancels its siblings, and the parent too, so that the
+ *  body stops waiting for work whose result no longer matters (a parent
+ *  already joining is cancelled as well, as in asyncio, and its join waits
+ *  on; the join takes that cancellation back). The join then reports
+ *  TAAL_EGROUP, and every child's error can be read.
  *
  *      taal_taskgroup_init(&f->tg);
  *      taal_taskgroup_create_task(&f->tg, fetch_body, &(fetch){...}, sizeof(fetch),

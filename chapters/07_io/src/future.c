@@ -444,9 +444,11 @@ static void wait_child_done(taal_future *child, void *data)
     waiter *w = ((wait_slot *)data)->wait;
     w->pending--;
     /* asyncio's test, in its order: only FIRST_EXCEPTION looks at the
-     * child's error, and looking marks it retrieved. */
+     * child's error, and looking marks it retrieved. A cancelled child
+     * raised nothing: asyncio asks cancelled() first, and so does this. */
     if (w->pending == 0 || w->mode == TAAL_FIRST_COMPLETED ||
-        (w->mode == TAAL_FIRST_EXCEPTION && taal__future_retrieve(child) != TAAL_OK))
+        (w->mode == TAAL_FIRST_EXCEPTION && !taal_future_cancelled(child) &&
+         taal__future_retrieve(child) != TAAL_OK))
         wait_finish(w);
 }
 
@@ -609,9 +611,13 @@ bool taal_future_cancel(taal_future *future)
     }
 }
 
+/* asyncio's gather is never cancelled(): cancelled itself or by a child,
+ * it ends with CancelledError set as its exception, an error like any
+ * other (set_exception(), not cancel()). So is taal's. */
 bool taal_future_cancelled(const taal_future *future)
 {
-    return taal_future_done(future) && future->status == TAAL_ECANCELLED;
+    return taal_future_done(future) && future->status == TAAL_ECANCELLED &&
+           future->kind != TAAL_FUTURE_GATHER;
 }
 
 /* ---- taking futures apart ------------------------------------------------------ */
@@ -699,6 +705,9 @@ static void unref_child(taal_future *child, void *ctx)
  * pass over a gather's slots, not two: there may be a million.) */
 void taal__future_free(taal_future *future)
 {
+    /* The report first: a shield's names its inner future, which letting
+     * go of the children may free. */
+    taal__future_report_unretrieved(future);
     if (future->kind == TAAL_FUTURE_GATHER) {
         size_t count;
         gather_slot *slots = gather_slots(future, &count);
@@ -742,19 +751,27 @@ void taal__future_describe(const taal_future *future, char *buf, size_t size)
     }
 }
 
-/* The end of a loop-allocated future: an error nobody looked at is
- * reported (asyncio's "exception was never retrieved"), then it is freed.
- * A cancellation is no error anybody must hear of: asyncio does not log
- * CancelledError either. */
-void taal__future_destroy(taal_future *future)
+/* An error nobody looked at is reported (asyncio's "exception was never
+ * retrieved"), once: the report counts as retrieving it. A cancellation
+ * is no error anybody must hear of: asyncio does not log a cancelled
+ * future either. (A gather's TAAL_ECANCELLED is an error: see
+ * taal_future_cancelled().) */
+void taal__future_report_unretrieved(taal_future *future)
 {
-    if (future->status < 0 && future->status != TAAL_ECANCELLED && !future->retrieved) {
+    if (future->status < 0 && !taal_future_cancelled(future) && !future->retrieved) {
         char what[160];
         taal__future_describe(future, what, sizeof what);
         taal__report(future->loop, TAAL_REPORT_UNRETRIEVED, future, future->status,
                      "%s failed with \"%s\" and nobody retrieved the error", what,
                      taal_strerror(future->status));
+        future->retrieved = true;
     }
+}
+
+/* The end of a loop-allocated future: reported if it must be, then freed. */
+void taal__future_destroy(taal_future *future)
+{
+    taal__future_report_unretrieved(future);
     if (future->kind == TAAL_FUTURE_TASK)
         taal__task_free((taal_task *)future);
     else

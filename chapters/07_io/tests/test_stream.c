@@ -724,6 +724,41 @@ TEST(a_connect_that_gets_no_answer_times_out_in_a_timeout_scope)
     CHECK_EQ(open_fds(), fds);
 }
 
+static void note_nothing(void *data)
+{
+    (void)data;
+}
+
+/* A handler has ended, and the server's callback for it (which closes
+ * and lets go of its stream) is still in the ready queue when the loop
+ * closes: the close must empty the ready queue before it frees the
+ * stream the handle lives in. (ASan saw the close write freed memory.) */
+TEST(a_loop_closed_with_a_handlers_callback_still_queued_lets_go_of_it_first)
+{
+    int fds = open_fds();
+    taal_loop loop;
+    open_loop(&loop);
+    taal_server *server = serve(&loop, "127.0.0.1", CLOSE_AT_ONCE);
+    CHECK(server != NULL);
+    client c = {.host = "127.0.0.1", .port = server->port};
+    CHECK_EQ(taal_task_create(&loop, connect_body, &c, sizeof c, "client", NULL),
+             TAAL_OK);
+    taal_timer guard; /* so that an idle loop jumps to it, never blocks */
+    CHECK_EQ(taal_timer_start(&loop, &guard, 1000, note_nothing, NULL), TAAL_OK);
+    bool queued = false;
+    for (int i = 0; i < 100 && !queued; i++) {
+        taal_run_once(&loop);
+        if (server->conns.next != &server->conns) {
+            taal_stream *s = (taal_stream *)(void *)((char *)server->conns.next -
+                                                     offsetof(taal_stream, conn));
+            queued = taal_future_done(taal_task_future(s->handler));
+        }
+    }
+    CHECK(queued); /* the handler is done; the server has not heard yet */
+    CHECK_EQ(taal_loop_close(&loop), TAAL_OK);
+    CHECK_EQ(open_fds(), fds);
+}
+
 TEST(bad_input_to_streams_is_refused)
 {
     CHECK_EQ(taal_stream_write(NULL, "x", 1), TAAL_EINVAL);
@@ -761,6 +796,7 @@ static const taal_test tests[] = {
     TEST_ENTRY(
         a_refused_connection_and_bad_addresses_are_statuses_and_leave_nothing_open),
     TEST_ENTRY(a_connect_that_gets_no_answer_times_out_in_a_timeout_scope),
+    TEST_ENTRY(a_loop_closed_with_a_handlers_callback_still_queued_lets_go_of_it_first),
     TEST_ENTRY(bad_input_to_streams_is_refused),
 };
 

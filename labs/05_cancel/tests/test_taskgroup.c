@@ -2,8 +2,8 @@
 ** test_taskgroup.c -- lab 05, exercise 4: the task group's rules.
 **
 **   tg_child_failed()   a child failed: its error joins the list; the first
-**                       failure cancels the siblings, and the parent if it is
-**                       still in the body
+**                       failure cancels the siblings, and the parent (in its
+**                       body, or already joining)
 **   tg_end()            every child is done: the group takes back the cancel
 **                       it made, and says how it went
 **

@@ -3,10 +3,8 @@
 # when the body is over.
 lab_edit(chapters/05_cancel/src/scope.c REPLACE [[
     tg_abort(tg);
-    if (!tg->joining) {
-        tg->cancelled_parent = true;
-        taal_task_cancel(tg->scope.task);
-    }
+    tg->cancelled_parent = true;
+    taal_task_cancel(tg->scope.task);
 ]] WITH [[
     tg_abort(tg);
 ]])
