@@ -580,7 +580,7 @@ static int misuser_body(taal_coro *self)
     misuser *f = (misuser *)self;
     TAAL_BEGIN(f);
     f->rc[0] = taal_timeout_close(&f->scope, TAAL_OK); /* never opened */
-    f->rc[1] = taal_timeout_open(&f->scope, -2);
+    f->rc[1] = taal_timeout_open_at(&f->scope, NAN);
     f->rc[2] = taal_timeout_open(&f->scope, NAN);
     f->rc[3] = taal_timeout_open(&f->scope, TAAL_NO_TIMEOUT); /* no deadline: fine */
     f->rc[4] = taal_timeout_open(&f->scope, 1);               /* already open */

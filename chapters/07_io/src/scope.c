@@ -50,17 +50,6 @@ static void timeout_fired(void *data)
     /* LAB(timeout) END: (void)data; */
 }
 
-/* A loop time in seconds as nanoseconds, as taal_call_at() takes it; a
- * time beyond what 64 bits hold is "never" (INT64_MAX). */
-static int64_t when_ns(double when)
-{
-    if (when >= 9.2e9)
-        return INT64_MAX;
-    if (when <= -9.2e9)
-        return INT64_MIN;
-    return (int64_t)(when * 1e9 + (when >= 0 ? 0.5 : -0.5));
-}
-
 /* Arms the scope's timer for its deadline, unless that is "never". The
  * timer runs at its task's priority: a timeout must not wait behind the
  * very work it is to stop. */
@@ -103,9 +92,8 @@ static int timeout_open(taal_timeout *t, int64_t deadline)
 
 int taal_timeout_open(taal_timeout *scope, double delay)
 {
-    int64_t ns = INT64_MAX;
-    if (scope == NULL ||
-        (delay != TAAL_NO_TIMEOUT && taal__delay_ns(delay, &ns) != TAAL_OK))
+    int64_t ns;
+    if (scope == NULL || taal__delay_ns(delay, &ns) != TAAL_OK)
         return TAAL_EINVAL;
     taal_loop *loop = taal_running_loop();
     if (loop == NULL || taal__current_task() == NULL)
@@ -118,7 +106,7 @@ int taal_timeout_open_at(taal_timeout *scope, double when)
 {
     if (scope == NULL || when != when) /* NaN */
         return TAAL_EINVAL;
-    return timeout_open(scope, when_ns(when));
+    return timeout_open(scope, taal__seconds_ns(when));
 }
 
 /* asyncio cancels the old timer handle and makes a new one; here the one
@@ -134,7 +122,7 @@ int taal_timeout_reschedule(taal_timeout *scope, double when)
     taal_loop *loop = scope->scope.task->future.loop;
     int64_t old = scope->deadline;
     taal__timer_disarm(loop, &scope->timer); /* also if due and not run yet */
-    scope->deadline = when_ns(when);
+    scope->deadline = taal__seconds_ns(when);
     int rc = timeout_arm(scope, loop);
     if (rc != TAAL_OK)
         scope->deadline = old; /* it was "never": nothing to re-arm */
@@ -204,7 +192,7 @@ int taal__wait_for_start(taal_timeout *scope, taal_future *future, double timeou
 {
     if (scope == NULL)
         return TAAL_EINVAL;
-    if (timeout != 0)
+    if (!(timeout <= 0)) /* NaN too: the open refuses it */
         return taal_timeout_open(scope, timeout);
     taal_task *task = taal__current_task();
     if (task == NULL)
