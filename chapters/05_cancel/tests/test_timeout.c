@@ -96,6 +96,35 @@ TEST(a_scope_closed_in_time_changes_nothing_and_leaves_no_timer)
     taal_loop_close(&loop);
 }
 
+/* A deadline that has come already fires before the task's next step.
+ * asyncio (3.12 and 3.13):
+ *     async with asyncio.timeout(0):   # or timeout(-1), or timeout(10)
+ *         await asyncio.sleep(0)       # and cm.reschedule(loop.time())
+ * raises TimeoutError: Timeout.reschedule() uses call_soon(_on_timeout)
+ * for a deadline <= loop.time(), which runs ahead of the step that the
+ * sleep(0) queues after it. A timer due now would run behind it, and the
+ * scope would close in time. */
+TEST(a_deadline_that_has_come_fires_before_the_tasks_next_step)
+{
+    static const scoped cases[] = {
+        {.outer = NONE, .inner = 0, .move_inner = -1, .body = 0},
+        {.outer = NONE, .inner = -1, .move_inner = -1, .body = 0},
+        {.outer = NONE, .inner = 10, .move_inner = 0, .body = 0},
+    };
+    for (size_t i = 0; i < TAAL_COUNT(cases); i++) {
+        taal_loop loop;
+        open_loop(&loop);
+        scoped f;
+        CHECK_EQ(run_scoped(&loop, cases[i], &f), TAAL_ETIMEDOUT);
+        CHECK_EQ(f.st, TAAL_ECANCELLED);
+        CHECK(taal_timeout_expired(&f.i));
+        CHECK_EQ(f.cancelling_after, 0);
+        CHECK(taal_loop_time(&loop) == 0.0);
+        CHECK(loop_is_empty(&loop));
+        taal_loop_close(&loop);
+    }
+}
+
 TEST(nested_scopes_where_the_outer_fires_first_only_the_outer_converts)
 {
     taal_loop loop;
@@ -621,6 +650,7 @@ TEST(timeout_scopes_refuse_bad_input)
 static const taal_test tests[] = {
     TEST_ENTRY(a_scope_that_expires_turns_the_cancellation_into_a_timeout),
     TEST_ENTRY(a_scope_closed_in_time_changes_nothing_and_leaves_no_timer),
+    TEST_ENTRY(a_deadline_that_has_come_fires_before_the_tasks_next_step),
     TEST_ENTRY(nested_scopes_where_the_outer_fires_first_only_the_outer_converts),
     TEST_ENTRY(nested_scopes_where_the_inner_fires_first_the_inner_converts),
     TEST_ENTRY(nested_scopes_that_fire_together_convert_once_at_the_outer_one),

@@ -1611,21 +1611,25 @@ typedef struct taal_timeout {
 /** asyncio.timeout(delay), entered: opens @p scope in the current task
  *  with a deadline @p delay seconds from now (TAAL_NO_TIMEOUT or
  *  TAAL_NEVER: none). A deadline that has come already (0, or a negative
- *  delay) expires in the next iteration. Returns TAAL_OK, TAAL_EINVAL (NULL, NaN), TAAL_ENOTASK
+ *  delay) fires as asyncio's does, with call_soon: in the next iteration,
+ *  ahead of the task's next step, so even `sleep(0)` inside the scope is
+ *  cancelled. Returns TAAL_OK, TAAL_EINVAL (NULL, NaN), TAAL_ENOTASK
  *  (outside a task), TAAL_EBUSY (the scope is open), or TAAL_ENOMEM (the
  *  timer heap could not grow). Opening is no await: it delivers no
  *  cancellation (asyncio's __aenter__ does not suspend either). */
 int taal_timeout_open(taal_timeout *scope, double delay);
 
 /** asyncio.timeout_at(when), entered: as taal_timeout_open(), with the
- *  deadline given in loop time (taal_loop_time()); a time already past
- *  expires in the next iteration; TAAL_NEVER: none. */
+ *  deadline given in loop time (taal_loop_time()); a time already come
+ *  fires in the next iteration, ahead of the task's next step;
+ *  TAAL_NEVER: none. */
 int taal_timeout_open_at(taal_timeout *scope, double when);
 
 /** asyncio's Timeout.reschedule(when): moves the deadline of the open
- *  @p scope to the loop time @p when (TAAL_NEVER: none; a time past: the
- *  next iteration). TAAL_ESTATE if the scope is not open or has expired
- *  ("Cannot change state of expiring Timeout"), TAAL_EINVAL for NaN,
+ *  @p scope to the loop time @p when (TAAL_NEVER: none; a time already
+ *  come: the next iteration, ahead of the task's next step). TAAL_ESTATE
+ *  if the scope is not open or has expired ("Cannot change state of
+ *  expiring Timeout"), TAAL_EINVAL for NaN,
  *  TAAL_ENOMEM (only when a scope without a deadline gets one, and the
  *  heap cannot grow; the scope is then unchanged). */
 int taal_timeout_reschedule(taal_timeout *scope, double when);

@@ -50,9 +50,14 @@ static void timeout_fired(void *data)
     /* LAB(timeout) END: (void)data; */
 }
 
-/* Arms the scope's timer for its deadline, unless that is "never". The
- * timer runs at its task's priority: a timeout must not wait behind the
- * very work it is to stop. */
+/* Arms the scope's timer for its deadline, unless that is "never". A
+ * deadline that has come already (timeout(0), a reschedule into the past)
+ * is asyncio's call_soon(_on_timeout): the handle goes straight to the
+ * ready queue, ahead of the task's next step. As a timer due now it would
+ * wait for the next iteration's due timers, behind that step, and
+ * `timeout(0)` around `sleep(0)` would not fire. The timer runs at its
+ * task's priority: a timeout must not wait behind the very work it is to
+ * stop. */
 static int timeout_arm(taal_timeout *t, taal_loop *loop)
 {
     if (t->deadline == INT64_MAX)
@@ -62,7 +67,11 @@ static int timeout_arm(taal_timeout *t, taal_loop *loop)
     handle->data = t;
     handle->future = NULL;
     handle->priority = (int8_t)taal_task_priority(t->scope.task);
-    int rc = taal__timer_arm_at(loop, &t->timer, t->deadline);
+    int rc = TAAL_OK;
+    if (t->deadline <= taal__now(loop))
+        taal__ready_push(loop, handle);
+    else
+        rc = taal__timer_arm_at(loop, &t->timer, t->deadline);
     if (rc == TAAL_OK && loop->trace != NULL)
         taal__trace_timer(loop, "timer.arm", &t->timer);
     return rc;
