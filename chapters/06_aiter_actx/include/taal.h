@@ -1663,8 +1663,12 @@ int taal__wait_for_start(taal_timeout *scope, taal_future *future, double timeou
  *  result is what wait_for returns (TAAL_OK), as in asyncio 3.12. As there
  *  too, a @p timeout of 0 or less cancels a @p future that is not done at
  *  once, before it runs (a task that never started runs none of its
- *  body), and reports TAAL_ETIMEDOUT if it ends cancelled. If the
- *  operation ends in the very iteration the deadline comes,
+ *  body), waits for it as asyncio's _cancel_and_wait() does (one
+ *  iteration more than a plain await, even for a future that the cancel
+ *  finished), and reports TAAL_ETIMEDOUT if it ends cancelled (a
+ *  cancellation of the waiting task itself meanwhile stays
+ *  TAAL_ECANCELLED); a @p future already done gives its outcome at
+ *  once. If the operation ends in the very iteration the deadline comes,
  *  the waiting task has not resumed yet when the scope cancels it, so the
  *  timeout wins whichever of the two ran first: TAAL_ETIMEDOUT, though the
  *  operation has its result, as in asyncio 3.12 and 3.13. Read the result

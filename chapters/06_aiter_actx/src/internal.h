@@ -220,6 +220,7 @@ static inline void taal__handle_run(taal_handle *handle)
 void taal__task_run_at(taal_task *task, int priority);     /* its step's priority */
 taal_future *taal__task_waiting_on(const taal_task *task); /* parked on, or NULL */
 void taal__task_park(taal_task *task, taal_future *on);    /* its handle waits on `on` */
+int taal__task_park_released(taal_task *task, taal_future *on); /* wait_for(.., 0) */
 void taal__task_unhook(taal_task *task);
 void taal__task_free(taal_task *task);
 void taal__task_describe(const taal_task *task, char *buf, size_t size);

@@ -180,8 +180,12 @@ int taal_timeout_close(taal_timeout *scope, int status)
         return status;
     }
     scope->state = TAAL_TIMEOUT_EXPIRED;
-    if (scope->immediate) /* wait_for(.., 0) cancelled the operation, not the task */
-        return status == TAAL_ECANCELLED ? TAAL_ETIMEDOUT : status;
+    if (scope->immediate) {
+        /* wait_for(.., 0) cancelled the operation, not the task; a cancel of
+         * the task while it waited for the operation goes on out. */
+        bool mine = taal_task_cancelling(scope->scope.task) <= (int)scope->cancelling;
+        return status == TAAL_ECANCELLED && mine ? TAAL_ETIMEDOUT : status;
+    }
     if (taal_task_uncancel(scope->scope.task) <= (int)scope->cancelling &&
         status == TAAL_ECANCELLED)
         return TAAL_ETIMEDOUT;
@@ -192,10 +196,11 @@ int taal_timeout_close(taal_timeout *scope, int status)
 /*
 ** asyncio 3.12's wait_for() is `async with timeout(t): return await fut`,
 ** but for a timeout of 0 or less: then a future that is not done is
-** cancelled at once (a task that has not started never will) and awaited,
-** and ending cancelled is reported as a timeout. The scope then has no
-** timer; it only remembers, for the close, that it cancelled the
-** operation.
+** cancelled at once (a task that has not started never will) and awaited
+** as _cancel_and_wait() awaits it, one iteration later than a plain await
+** (the task parks with taal__task_park_released()), and ending cancelled
+** is reported as a timeout. The scope then has no timer; it only
+** remembers, for the close, that it cancelled the operation.
 */
 int taal__wait_for_start(taal_timeout *scope, taal_future *future, double timeout)
 {
@@ -210,11 +215,14 @@ int taal__wait_for_start(taal_timeout *scope, taal_future *future, double timeou
         return TAAL_EBUSY;
     scope->scope.task = task;
     scope->deadline = taal__now(task->future.loop);
+    scope->cancelling = task->cancel_requests;
     scope->state = TAAL_TIMEOUT_OPEN;
     scope->immediate = taal__future_valid(future) && future->loop == task->future.loop &&
                        taal_future_cancel(future);
-    if (scope->immediate)
+    if (scope->immediate) {
         scope->state = TAAL_TIMEOUT_EXPIRING;
+        return taal__task_park_released(task, future);
+    }
     return TAAL_OK;
 }
 

@@ -420,6 +420,8 @@ int taal__await_future(taal_future *future)
         return TAAL_ECLOSED;
     if (future->loop != task->future.loop)
         return TAAL_ELOOP;
+    if (task->step.handle.future == future && link_linked(&task->step.handle.link))
+        return TAAL_SUSPENDED; /* parked on it already: taal__task_park_released() */
     if (taal__future_is_done(future))
         return taal__future_retrieve(future);
     if (future == &task->future)
@@ -428,6 +430,24 @@ int taal__await_future(taal_future *future)
         return TAAL_EBUSY; /* already parked or asleep: one wait at a time */
     taal__task_park(task, future);
     return TAAL_SUSPENDED;
+}
+
+/* wait_for's end for a timeout of 0 or less, asyncio's _cancel_and_wait():
+ * the task waits for `on` through a waiter future that a done-callback of
+ * `on` completes, so it resumes one iteration after a plain await of `on`
+ * would, and suspends even when `on` is done already. Here the task's
+ * handle is that done-callback, and when it runs it queues the step
+ * instead of running it; the await that follows finds the task parked on
+ * `on` and suspends (taal__await_future()). */
+static void task_released(taal_future *future, void *task)
+{
+    (void)future;
+    schedule_step(task);
+}
+
+int taal__task_park_released(taal_task *task, taal_future *on)
+{
+    return taal_future_add_done_callback(on, &task->step.handle, task_released, task);
 }
 
 /* The task's handle waits on `on` (a future, or a primitive's waiters),
