@@ -526,17 +526,30 @@ taal_future *taal__task_waiting_on(const taal_task *task)
     return on;
 }
 
+/* Asleep: its timer is in the heap, or due and waiting in this
+ * iteration's batch to fire. */
+static bool asleep(const taal_task *task)
+{
+    const taal_handle *step = &task->step.handle;
+    return task->step.index != 0 || (step->future == NULL && link_linked(&step->link) &&
+                                     step->fn.call == task_timer_fired);
+}
+
 /* Off the timer heap or out of a primitive's line, and scheduled, to be
- * cancelled at its next step. Leaving a primitive's line, the handle keeps
- * its reference on the primitive until that step is over, exactly as if
- * the primitive had woken it; a lock's holder may lose the priority this
- * task lent it. */
+ * cancelled at its next step. A timer already due is taken out of the
+ * batch too: asyncio cancels the sleep's future, which queues the wake-up
+ * there and then, and leaves its timer nothing to do, so whatever is
+ * woken after the cancel runs after the task, even what that timer's
+ * turn in the batch would have put first. Leaving a primitive's line, the
+ * handle keeps its reference on the primitive until that step is over,
+ * exactly as if the primitive had woken it; a lock's holder may lose the
+ * priority this task lent it. */
 static void wake_to_cancel(taal_task *task)
 {
     /* LAB(deliver) BEGIN: off the heap or out of the line, scheduled, marked WOKEN */
     taal_loop *loop = task->future.loop;
     taal_handle *step = &task->step.handle;
-    if (task->step.index != 0) {
+    if (asleep(task)) {
         taal__timer_disarm(loop, &task->step);
         schedule_step(task);
     } else {
@@ -557,14 +570,14 @@ static void cancel_where_waiting(taal_task *task)
 {
     /* LAB(deliver) BEGIN: asleep or in a line: wake it; awaiting a future: cancel that */
     taal_future *on = taal__task_waiting_on(task);
-    if (task->step.index != 0 || (on != NULL && on->kind == TAAL_FUTURE_WAITERS)) {
+    if (asleep(task) || (on != NULL && on->kind == TAAL_FUTURE_WAITERS)) {
         wake_to_cancel(task);
         return;
     }
     task->cancel = TAAL_CANCEL_REQUESTED; /* set first: a cycle of awaits ends */
     if (on != NULL && taal_future_cancel(on))
         task->cancel = TAAL_CANCEL_NONE;
-    /* LAB(deliver) END: (void)task; (void)wake_to_cancel; */
+    /* LAB(deliver) END: (void)task; (void)wake_to_cancel; (void)asleep; */
 }
 
 static bool task_cancellable(const taal_task *task)
