@@ -218,6 +218,7 @@ int taal__wait_for_start(taal_timeout *scope, taal_future *future, double timeou
     scope->cancelling = task->cancel_requests;
     scope->state = TAAL_TIMEOUT_OPEN;
     scope->immediate = taal__future_valid(future) && future->loop == task->future.loop &&
+                       future != &task->future && /* awaited: TAAL_ERUNNING */
                        taal_future_cancel(future);
     if (scope->immediate) {
         scope->state = TAAL_TIMEOUT_EXPIRING;

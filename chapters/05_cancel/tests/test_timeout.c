@@ -626,6 +626,37 @@ TEST(a_task_cancelled_while_wait_for_zero_waits_is_cancelled_not_timed_out)
     taal_loop_close(&loop);
 }
 
+/* wait_for(its own task, 0) neither cancels the task nor waits for it:
+ * awaiting itself is TAAL_ERUNNING, as any await of itself is. */
+typedef struct self_waiter {
+    taal_coro co;
+    taal_timeout scope;
+    int st;
+} self_waiter;
+
+static int self_waiter_body(taal_coro *self)
+{
+    self_waiter *f = (self_waiter *)self;
+    TAAL_BEGIN(f);
+    TAAL_WAIT_FOR_STATUS(f->st, &f->scope, taal_task_future(taal_current_task()), 0);
+    TAAL_END();
+}
+
+TEST(wait_for_zero_of_its_own_task_is_refused_and_cancels_nothing)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    taal_task *t = NULL;
+    taal_task_create(&loop, self_waiter_body, NULL, sizeof(self_waiter), "w", &t);
+    CHECK_EQ(taal_run_until_complete(&loop, taal_task_future(t)), TAAL_OK);
+    self_waiter *f = taal_task_frame(t);
+    CHECK_EQ(f->st, TAAL_ERUNNING);
+    CHECK_EQ(taal_task_cancelling(t), 0);
+    taal_task_release(t);
+    CHECK(loop_is_empty(&loop));
+    taal_loop_close(&loop);
+}
+
 /* wait_for on a plain future that a timer completes at the very deadline:
  * whichever of the two callbacks runs first, the waiting task has not run
  * yet when the scope cancels it, so the timeout wins, as in asyncio 3.12;
@@ -797,6 +828,7 @@ static const taal_test tests[] = {
     TEST_ENTRY(wait_for_with_a_timeout_of_zero_never_starts_the_operation),
     TEST_ENTRY(wait_for_with_a_timeout_of_zero_or_less_suspends_as_asyncio_does),
     TEST_ENTRY(a_task_cancelled_while_wait_for_zero_waits_is_cancelled_not_timed_out),
+    TEST_ENTRY(wait_for_zero_of_its_own_task_is_refused_and_cancels_nothing),
     TEST_ENTRY(wait_for_racing_the_operations_own_completion_in_one_iteration),
     TEST_ENTRY(a_task_that_finishes_with_a_scope_open_has_it_disarmed),
     TEST_ENTRY(a_loop_closed_with_a_scope_open_in_a_pending_task_forgets_it),
