@@ -542,10 +542,13 @@ typedef struct taal_timer {
     uint32_t loop_id;   /**< the loop it was armed on (taal_loop.id), 0: never */
 } taal_timer;
 
-/** Arms @p timer to schedule @p fn(@p data) after @p delay seconds.
- *  Returns TAAL_EINVAL for a negative or NaN delay, TAAL_EBUSY if the timer
- *  is armed or its handle is scheduled, TAAL_ENOMEM if the heap could not
- *  grow, TAAL_ECLOSED. */
+/** Arms @p timer to schedule @p fn(@p data) after @p delay seconds. A
+ *  negative delay means "now", as in asyncio: the timer is due at
+ *  now + @p delay, before the timers due at now (a delay computed as
+ *  `deadline - now` is negative once the deadline has passed). Returns
+ *  TAAL_EINVAL for a NaN delay, TAAL_EBUSY if the timer is armed or its
+ *  handle is scheduled, TAAL_ENOMEM if the heap could not grow,
+ *  TAAL_ECLOSED. */
 int taal_timer_start(taal_loop *loop, taal_timer *timer, double delay,
                      taal_callback_fn fn, void *data);
 
@@ -814,9 +817,10 @@ int taal__sleep_start(double seconds);
     } while (0)
 
 /** `await asyncio.sleep(seconds)`: suspends the current task for
- *  @p seconds on the loop's timer heap; 0 is a bare yield that lets every
- *  other ready callback run first. A negative or NaN delay fails the
- *  coroutine with TAAL_EINVAL. */
+ *  @p seconds on the loop's timer heap; 0 or less is a bare yield that
+ *  lets every other ready callback run first (asyncio's sleep does the
+ *  same for `delay <= 0`). A NaN delay fails the coroutine with
+ *  TAAL_EINVAL. */
 #define TAAL_SLEEP(seconds)                    \
     do {                                       \
         int taal__st;                          \
@@ -879,8 +883,10 @@ typedef enum taal_wait_mode {
     TAAL_FIRST_EXCEPTION    /**< when any fails, or all are done */
 } taal_wait_mode;
 
-/** No timeout for taal_wait(). */
-#define TAAL_NO_TIMEOUT (-1.0)
+/** No timeout for taal_wait(): a delay that never comes. Any delay beyond
+ *  what 64 bits of nanoseconds reach (292 years; infinity too) means the
+ *  same. (It is not a negative number: a negative timeout means "now".) */
+#define TAAL_NO_TIMEOUT 1e18
 
 /** The result of a wait: asyncio's `(done, pending)`, each in argument
  *  order. Taken when the result is first read (right after the await, as
@@ -895,10 +901,10 @@ typedef struct taal_wait_sets {
 
 /** asyncio.wait(): makes a future that completes (always with TAAL_OK)
  *  when @p mode is satisfied or @p timeout seconds have passed
- *  (TAAL_NO_TIMEOUT: never). It cancels nothing; its result is a
- *  taal_wait_sets. Release it with taal_future_release(). Returns
- *  TAAL_EINVAL (also for no futures, a NaN or negative timeout other than
- *  TAAL_NO_TIMEOUT, or an unknown mode), TAAL_ELOOP, TAAL_ECLOSED or
+ *  (TAAL_NO_TIMEOUT: never; 0 or less: the next iteration). It cancels
+ *  nothing; its result is a taal_wait_sets. Release it with
+ *  taal_future_release(). Returns TAAL_EINVAL (also for no futures, a NaN
+ *  timeout, or an unknown mode), TAAL_ELOOP, TAAL_ECLOSED or
  *  TAAL_ENOMEM. */
 int taal_wait(taal_loop *loop, size_t count, taal_future *const futures[],
               taal_wait_mode mode, double timeout, taal_future **waited);

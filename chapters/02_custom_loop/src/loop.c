@@ -202,17 +202,32 @@ double taal_loop_time(taal_loop *loop)
     return loop == NULL ? 0.0 : (double)taal__now(loop) / 1e9;
 }
 
+/* A delay may be negative: one computed as `deadline - now` is, as soon as
+ * the deadline has passed, and asyncio takes it for "now" (a timer at
+ * now + delay, so before the timers due at now). Only NaN has no meaning.
+ * Delays beyond what 64 bits of nanoseconds hold (292 years, infinity
+ * too) saturate at the ends of time instead of overflowing. */
 int taal__delay_ns(double seconds, int64_t *ns)
 {
-    if (!(seconds >= 0)) /* also false for NaN */
+    if (seconds != seconds) /* NaN */
         return TAAL_EINVAL;
-    *ns = seconds >= 9.2e9 ? INT64_MAX : (int64_t)(seconds * 1e9 + 0.5);
+    if (seconds >= 9.2e9)
+        *ns = INT64_MAX;
+    else if (seconds <= -9.2e9)
+        *ns = INT64_MIN;
+    else
+        *ns = (int64_t)(seconds * 1e9 + (seconds >= 0 ? 0.5 : -0.5));
     return TAAL_OK;
 }
 
+/* a + b, clamped to the range of int64_t; b may be negative (a delay). */
 static int64_t add_saturating(int64_t a, int64_t b)
 {
-    return a > INT64_MAX - b ? INT64_MAX : a + b;
+    if (b > 0 && a > INT64_MAX - b)
+        return INT64_MAX;
+    if (b < 0 && a < INT64_MIN - b)
+        return INT64_MIN;
+    return a + b;
 }
 
 /* Blocks the thread until the loop's time reaches `deadline`. The virtual

@@ -6,7 +6,7 @@
 
 #include "support.h"
 
-#include <math.h> /* NAN */
+#include <math.h> /* INFINITY, NAN */
 
 /* ---- coroutines the tests run ------------------------------------------------ */
 
@@ -444,6 +444,34 @@ TEST(wait_with_a_timeout_returns_with_nothing_done)
     taal_loop_close(&loop);
 }
 
+/* asyncio.wait([t], timeout=-1) returns at once, t pending: a negative
+ * timeout is "now", like a negative delay. TAAL_NO_TIMEOUT and infinity
+ * arm no timer at all. */
+TEST(a_negative_wait_timeout_ends_the_wait_at_once)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    taal_future *slow[1] = {taal_task_future(spawn_valued(&loop, 5, NULL, NULL, 0))};
+    taal_future *w = NULL;
+    CHECK_EQ(taal_wait(&loop, 1, slow, TAAL_ALL_COMPLETED, -2, &w), TAAL_OK);
+    CHECK_EQ(taal_run_until_complete(&loop, w), TAAL_OK);
+    CHECK(taal_loop_time(&loop) == 0.0);
+    CHECK(!taal_future_done(slow[0]));
+    taal_future_release(w);
+    taal_future *never = NULL, *forever = NULL;
+    CHECK_EQ(taal_wait(&loop, 1, slow, TAAL_ALL_COMPLETED, TAAL_NO_TIMEOUT, &never),
+             TAAL_OK);
+    CHECK_EQ(taal_wait(&loop, 1, slow, TAAL_ALL_COMPLETED, INFINITY, &forever), TAAL_OK);
+    CHECK_EQ(loop.heap_len, 1); /* the child's sleep, and no timeout */
+    CHECK_EQ(taal_run_until_complete(&loop, forever), TAAL_OK);
+    CHECK(taal_future_done(never) && taal_future_done(slow[0]));
+    taal_future_release(never);
+    taal_future_release(forever);
+    taal_future_release(slow[0]);
+    CHECK(loop_is_empty(&loop));
+    taal_loop_close(&loop);
+}
+
 TEST(wait_checks_its_arguments)
 {
     taal_loop loop;
@@ -453,7 +481,6 @@ TEST(wait_checks_its_arguments)
     taal_future *one[1] = {&f};
     CHECK_EQ(taal_wait(&loop, 0, one, TAAL_ALL_COMPLETED, 1, &w), TAAL_EINVAL);
     CHECK_EQ(taal_wait(&loop, 1, one, (taal_wait_mode)9, 1, &w), TAAL_EINVAL);
-    CHECK_EQ(taal_wait(&loop, 1, one, TAAL_ALL_COMPLETED, -2, &w), TAAL_EINVAL);
     CHECK_EQ(taal_wait(&loop, 1, one, TAAL_ALL_COMPLETED, NAN, &w), TAAL_EINVAL);
     CHECK(w == NULL);
     taal_loop_close(&loop);
@@ -585,16 +612,36 @@ TEST(task_creation_checks_its_arguments)
              TAAL_ECLOSED);
 }
 
-TEST(a_negative_or_nan_sleep_fails_the_task)
+TEST(a_nan_sleep_fails_the_task)
 {
     taal_loop loop;
     open_loop(&loop);
-    taal_task *neg = spawn_valued(&loop, -1, NULL, NULL, 0);
     taal_task *nan = spawn_valued(&loop, NAN, NULL, NULL, 0);
-    CHECK_EQ(taal_run_until_complete(&loop, taal_task_future(neg)), TAAL_EINVAL);
     CHECK_EQ(taal_run_until_complete(&loop, taal_task_future(nan)), TAAL_EINVAL);
-    taal_task_release(neg);
     taal_task_release(nan);
+    CHECK(loop_is_empty(&loop));
+    taal_loop_close(&loop);
+}
+
+/* A delay computed as `deadline - now` is negative once the deadline has
+ * passed. asyncio's sleep(delay <= 0) is a bare yield, so
+ *     async def a(): await asyncio.sleep(-1); print("A")
+ *     async def b(): await asyncio.sleep(0); print("B")
+ * run as two tasks prints A then B on 3.12 and 3.13. A sleep on a timer
+ * due at now - 1 would wake `a` one iteration after `b` (B, A). */
+TEST(a_negative_sleep_is_a_bare_yield_as_in_asyncio)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    trace[0] = '\0';
+    taal_task *a = spawn_valued(&loop, -1, "A", NULL, 0);
+    taal_task *b = spawn_valued(&loop, 0, "B", NULL, 0);
+    CHECK_EQ(taal_run_until_complete(&loop, taal_task_future(b)), TAAL_OK);
+    CHECK_EQ(taal_future_status(taal_task_future(a)), TAAL_OK);
+    CHECK_STR(trace, "AB");
+    CHECK(taal_loop_time(&loop) == 0.0); /* no timer, and no time */
+    taal_task_release(a);
+    taal_task_release(b);
     CHECK(loop_is_empty(&loop));
     taal_loop_close(&loop);
 }
@@ -898,6 +945,7 @@ static const taal_test tests[] = {
     TEST_ENTRY(wait_first_completed_returns_after_the_first_and_cancels_nothing),
     TEST_ENTRY(wait_all_completed_and_first_exception),
     TEST_ENTRY(wait_with_a_timeout_returns_with_nothing_done),
+    TEST_ENTRY(a_negative_wait_timeout_ends_the_wait_at_once),
     TEST_ENTRY(wait_checks_its_arguments),
     TEST_ENTRY(a_deadlock_is_reported_with_who_waits_for_what),
     TEST_ENTRY(an_error_nobody_retrieved_is_reported_when_the_task_is_freed),
@@ -905,7 +953,8 @@ static const taal_test tests[] = {
     TEST_ENTRY(an_error_held_through_the_close_is_reported_when_released),
     TEST_ENTRY(a_fire_and_forget_task_is_freed_when_it_ends),
     TEST_ENTRY(task_creation_checks_its_arguments),
-    TEST_ENTRY(a_negative_or_nan_sleep_fails_the_task),
+    TEST_ENTRY(a_nan_sleep_fails_the_task),
+    TEST_ENTRY(a_negative_sleep_is_a_bare_yield_as_in_asyncio),
     TEST_ENTRY(awaiting_a_future_of_another_loop_fails),
     TEST_ENTRY(awaiting_outside_a_task_fails),
     TEST_ENTRY(a_task_awaiting_itself_fails),

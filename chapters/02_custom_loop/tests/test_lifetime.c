@@ -10,6 +10,7 @@
 
 #include "support.h"
 
+#include <math.h> /* NAN */
 #include <time.h>
 
 /* ---- helpers ----------------------------------------------------------------- */
@@ -664,7 +665,7 @@ static int careful_body(taal_coro *self)
 {
     careful *f = (careful *)self;
     TAAL_BEGIN(f);
-    TAAL_SLEEP_STATUS(f->slept, -1.0); /* cannot start: cleanup still runs */
+    TAAL_SLEEP_STATUS(f->slept, NAN); /* cannot start: cleanup still runs */
     TAAL_AWAIT_TASK_STATUS(f->awaited, f->child);
     f->cleaned = 1;
     TAAL_SLEEP_STATUS(f->slept, 0.5);

@@ -6,7 +6,7 @@
 
 #include "support.h"
 
-#include <math.h> /* NAN */
+#include <math.h> /* INFINITY, NAN */
 
 static bool near(double a, double b)
 {
@@ -165,12 +165,35 @@ TEST(a_stopped_timer_never_fires)
     taal_loop_close(&loop);
 }
 
+/* A negative delay is "now", as in asyncio, where
+ *     loop.call_later(0, z); loop.call_later(-1, m)
+ *     loop.call_soon(s); loop.call_later(-math.inf, i)
+ * runs s, i, m, z (3.12 and 3.13): what was ready first, then the due
+ * timers in the order of their deadlines, now - infinity before now - 1
+ * before now. */
+TEST(a_negative_delay_is_due_now_before_the_timers_due_now)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    trace[0] = '\0';
+    taal_timer z = {0}, m = {0}, i = {0};
+    taal_handle s = {0};
+    CHECK_EQ(taal_timer_start(&loop, &z, 0, append, "z"), TAAL_OK);
+    CHECK_EQ(taal_timer_start(&loop, &m, -1, append, "m"), TAAL_OK);
+    CHECK_EQ(taal_call_soon(&loop, &s, append, "s"), TAAL_OK);
+    CHECK_EQ(taal_timer_start(&loop, &i, -INFINITY, append, "i"), TAAL_OK);
+    CHECK_EQ(taal_run_once(&loop), TAAL_OK);
+    CHECK_STR(trace, "simz");
+    CHECK(taal_loop_time(&loop) == 0.0);
+    CHECK_EQ(loop.heap_len, 0);
+    taal_loop_close(&loop);
+}
+
 TEST(timer_arguments_are_checked)
 {
     taal_loop loop;
     open_loop(&loop);
     taal_timer t = {0};
-    CHECK_EQ(taal_timer_start(&loop, &t, -1, append, "x"), TAAL_EINVAL);
     CHECK_EQ(taal_timer_start(&loop, &t, NAN, append, "x"), TAAL_EINVAL);
     CHECK_EQ(taal_timer_start(NULL, &t, 1, append, "x"), TAAL_EINVAL);
     CHECK_EQ(taal_timer_start(&loop, NULL, 1, append, "x"), TAAL_EINVAL);
@@ -455,6 +478,7 @@ static const taal_test tests[] = {
     TEST_ENTRY(timers_fire_in_deadline_order_and_equal_deadlines_in_arming_order),
     TEST_ENTRY(stopping_a_timer_moves_the_filler_up_when_it_must),
     TEST_ENTRY(a_stopped_timer_never_fires),
+    TEST_ENTRY(a_negative_delay_is_due_now_before_the_timers_due_now),
     TEST_ENTRY(timer_arguments_are_checked),
     TEST_ENTRY(a_timer_cannot_be_stopped_through_another_loop),
     TEST_ENTRY(the_timer_heap_agrees_with_a_sorted_reference),

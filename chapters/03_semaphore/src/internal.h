@@ -108,8 +108,8 @@ static inline taal_task *taal__current_task(void)
     return taal__running_loop == NULL ? NULL : taal__running_loop->current;
 }
 
-/* Seconds to a nanosecond delay: TAAL_EINVAL for negative or NaN, and
- * saturating rather than overflowing for absurdly long ones (loop.c). */
+/* Seconds to a nanosecond delay, negative ones too ("now"): TAAL_EINVAL
+ * for NaN, and saturating rather than overflowing for absurd ones (loop.c). */
 int taal__delay_ns(double seconds, int64_t *ns);
 int64_t taal__now(taal_loop *loop);
 int64_t taal__monotonic_ns(void); /* the real clock, whatever the loop's is */

@@ -451,14 +451,14 @@ int taal_wait(taal_loop *loop, size_t count, taal_future *const futures[],
     int rc = check_children(loop, count, futures, waited);
     if (rc != TAAL_OK)
         return rc;
-    int64_t ignored;
+    int64_t ns;
     if (count == 0 || mode > TAAL_FIRST_EXCEPTION ||
-        (timeout != TAAL_NO_TIMEOUT && taal__delay_ns(timeout, &ignored) != TAAL_OK))
+        taal__delay_ns(timeout, &ns) != TAAL_OK)
         return TAAL_EINVAL;
     waiter *w = wait_alloc(count);
     if (w == NULL)
         return TAAL_ENOMEM;
-    if (timeout != TAAL_NO_TIMEOUT) {
+    if (ns != INT64_MAX) { /* a timeout that never comes arms nothing */
         rc = taal_timer_start(loop, &w->timeout, timeout, wait_timed_out, w);
         if (rc != TAAL_OK) {
             taal__free(w);

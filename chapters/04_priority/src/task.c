@@ -383,8 +383,8 @@ int taal__sleep_start(double seconds)
         return TAAL_ENOTASK;
     if (link_linked(&task->step.handle.link) || task->step.index != 0)
         return TAAL_EBUSY; /* already parked on a future: one wait at a time */
-    if (seconds == 0)
-        return TAAL_OK; /* a bare yield: task_step re-queues the task */
+    if (seconds <= 0)
+        return TAAL_OK; /* a bare yield, as asyncio's sleep(delay <= 0) is */
     int64_t ns;
     if (taal__delay_ns(seconds, &ns) != TAAL_OK)
         return TAAL_EINVAL;

@@ -206,7 +206,7 @@ TEST(bad_input_to_handles_is_refused)
     taal_handle h = {0};
     CHECK_EQ(taal_call_at(&loop, &t, NAN, note_callback, "x"), TAAL_EINVAL);
     CHECK_EQ(taal_call_at(NULL, &t, 1, note_callback, "x"), TAAL_EINVAL);
-    CHECK_EQ(taal_call_later(&loop, &t, -1, note_callback, "x"), TAAL_EINVAL);
+    CHECK_EQ(taal_call_later(&loop, &t, NAN, note_callback, "x"), TAAL_EINVAL);
     CHECK_EQ(taal_handle_cancel(NULL), TAAL_EINVAL);
     CHECK_EQ(taal_timer_cancel(NULL, &t), TAAL_EINVAL);
     CHECK_EQ(taal_handle_set_priority(&h, TAAL_PRIORITY_MAX + 1), TAAL_EINVAL);

@@ -634,10 +634,13 @@ typedef struct taal_timer {
     int64_t when;       /**< the deadline it was last armed for, loop time (ns) */
 } taal_timer;
 
-/** Arms @p timer to schedule @p fn(@p data) after @p delay seconds.
- *  Returns TAAL_EINVAL for a negative or NaN delay, TAAL_EBUSY if the timer
- *  is armed or its handle is scheduled, TAAL_ENOMEM if the heap could not
- *  grow, TAAL_ECLOSED. */
+/** Arms @p timer to schedule @p fn(@p data) after @p delay seconds. A
+ *  negative delay means "now", as in asyncio: the timer is due at
+ *  now + @p delay, before the timers due at now (a delay computed as
+ *  `deadline - now` is negative once the deadline has passed). Returns
+ *  TAAL_EINVAL for a NaN delay, TAAL_EBUSY if the timer is armed or its
+ *  handle is scheduled, TAAL_ENOMEM if the heap could not grow,
+ *  TAAL_ECLOSED. */
 int taal_timer_start(taal_loop *loop, taal_timer *timer, double delay,
                      taal_callback_fn fn, void *data);
 
@@ -982,11 +985,12 @@ int taal__slept(void);
     } while (0)
 
 /** `await asyncio.sleep(seconds)`: suspends the current task for
- *  @p seconds on the loop's timer heap; 0 is a bare yield that lets every
- *  other ready callback run first. A negative or NaN delay fails the
- *  coroutine with TAAL_EINVAL. Like every await of a task, it is a
- *  cancellation point, 0 included: a cancelled task's sleep ends at once
- *  (its timer leaves the heap) and fails with TAAL_ECANCELLED. */
+ *  @p seconds on the loop's timer heap; 0 or less is a bare yield that
+ *  lets every other ready callback run first (asyncio's sleep does the
+ *  same for `delay <= 0`). A NaN delay fails the coroutine with
+ *  TAAL_EINVAL. Like every await of a task, it is a cancellation point,
+ *  0 included: a cancelled task's sleep ends at once (its timer leaves
+ *  the heap) and fails with TAAL_ECANCELLED. */
 #define TAAL_SLEEP(seconds)                    \
     do {                                       \
         int taal__st;                          \
@@ -1158,8 +1162,10 @@ typedef enum taal_wait_mode {
     TAAL_FIRST_EXCEPTION    /**< when any fails, or all are done */
 } taal_wait_mode;
 
-/** No timeout for taal_wait(). */
-#define TAAL_NO_TIMEOUT (-1.0)
+/** No timeout for taal_wait(): a delay that never comes. Any delay beyond
+ *  what 64 bits of nanoseconds reach (292 years; infinity too) means the
+ *  same. (It is not a negative number: a negative timeout means "now".) */
+#define TAAL_NO_TIMEOUT 1e18
 
 /** The result of a wait: asyncio's `(done, pending)`, each in argument
  *  order. Taken when the result is first read (right after the await, as
@@ -1174,12 +1180,12 @@ typedef struct taal_wait_sets {
 
 /** asyncio.wait(): makes a future that completes (always with TAAL_OK)
  *  when @p mode is satisfied or @p timeout seconds have passed
- *  (TAAL_NO_TIMEOUT: never). TAAL_FIRST_EXCEPTION waits for a child that
- *  fails: one that ends cancelled (taal_future_cancelled()) is no failure,
- *  as in asyncio. It cancels nothing; its result is a taal_wait_sets.
- *  Release it with taal_future_release(). Returns TAAL_EINVAL (also for no
- *  futures, a NaN or negative timeout other than TAAL_NO_TIMEOUT, or an
- *  unknown mode), TAAL_ELOOP, TAAL_ECLOSED or TAAL_ENOMEM. */
+ *  (TAAL_NO_TIMEOUT: never; 0 or less: the next iteration).
+ *  TAAL_FIRST_EXCEPTION waits for a child that fails: one that ends
+ *  cancelled (taal_future_cancelled()) is no failure, as in asyncio. It
+ *  cancels nothing; its result is a taal_wait_sets. Release it with
+ *  taal_future_release(). Returns TAAL_EINVAL (also for no futures, a NaN
+ *  timeout, or an unknown mode), TAAL_ELOOP, TAAL_ECLOSED or TAAL_ENOMEM. */
 int taal_wait(taal_loop *loop, size_t count, taal_future *const futures[],
               taal_wait_mode mode, double timeout, taal_future **waited);
 
@@ -1538,22 +1544,26 @@ typedef struct taal_timeout {
 
 /** asyncio.timeout(delay), entered: opens @p scope in the current task
  *  with a deadline @p delay seconds from now (TAAL_NO_TIMEOUT or
- *  TAAL_NEVER: none; 0: the next iteration). Returns TAAL_OK, TAAL_EINVAL
- *  (NULL, NaN, a negative delay other than TAAL_NO_TIMEOUT), TAAL_ENOTASK
+ *  TAAL_NEVER: none). A deadline that has come already (0, or a negative
+ *  delay) fires as asyncio's does, with call_soon: in the next iteration,
+ *  ahead of the task's next step, so even `sleep(0)` inside the scope is
+ *  cancelled. Returns TAAL_OK, TAAL_EINVAL (NULL, NaN), TAAL_ENOTASK
  *  (outside a task), TAAL_EBUSY (the scope is open), or TAAL_ENOMEM (the
  *  timer heap could not grow). Opening is no await: it delivers no
  *  cancellation (asyncio's __aenter__ does not suspend either). */
 int taal_timeout_open(taal_timeout *scope, double delay);
 
 /** asyncio.timeout_at(when), entered: as taal_timeout_open(), with the
- *  deadline given in loop time (taal_loop_time()); a time already past
- *  expires in the next iteration; TAAL_NEVER: none. */
+ *  deadline given in loop time (taal_loop_time()); a time already come
+ *  fires in the next iteration, ahead of the task's next step;
+ *  TAAL_NEVER: none. */
 int taal_timeout_open_at(taal_timeout *scope, double when);
 
 /** asyncio's Timeout.reschedule(when): moves the deadline of the open
- *  @p scope to the loop time @p when (TAAL_NEVER: none; a time past: the
- *  next iteration). TAAL_ESTATE if the scope is not open or has expired
- *  ("Cannot change state of expiring Timeout"), TAAL_EINVAL for NaN,
+ *  @p scope to the loop time @p when (TAAL_NEVER: none; a time already
+ *  come: the next iteration, ahead of the task's next step). TAAL_ESTATE
+ *  if the scope is not open or has expired ("Cannot change state of
+ *  expiring Timeout"), TAAL_EINVAL for NaN,
  *  TAAL_ENOMEM (only when a scope without a deadline gets one, and the
  *  heap cannot grow; the scope is then unchanged). */
 int taal_timeout_reschedule(taal_timeout *scope, double when);
@@ -1605,14 +1615,19 @@ int taal__wait_for_start(taal_timeout *scope, taal_future *future, double timeou
  *  awaits and all, has finished before TAAL_ETIMEDOUT is reported. If the
  *  operation swallows the cancellation and finishes with a result, that
  *  result is what wait_for returns (TAAL_OK), as in asyncio 3.12. As there
- *  too, a @p timeout of 0 cancels a @p future that is not done at once,
- *  before it runs (a task that never started runs none of its body), and
- *  reports TAAL_ETIMEDOUT if it ends cancelled. If the operation ends in
- *  the very iteration the deadline comes, the waiting task has not resumed
- *  yet when the scope cancels it, so the timeout wins whichever of the two
- *  ran first: TAAL_ETIMEDOUT, though the operation has its result, as in
- *  asyncio 3.12 and 3.13. Read the result with taal_future_result(). The
- *  scope may be used again once the macro is done. */
+ *  too, a @p timeout of 0 or less cancels a @p future that is not done at
+ *  once, before it runs (a task that never started runs none of its
+ *  body), waits for it as asyncio's _cancel_and_wait() does (one
+ *  iteration more than a plain await, even for a future that the cancel
+ *  finished), and reports TAAL_ETIMEDOUT if it ends cancelled (a
+ *  cancellation of the waiting task itself meanwhile stays
+ *  TAAL_ECANCELLED); a @p future already done gives its outcome at
+ *  once. If the operation ends in the very iteration the deadline comes,
+ *  the waiting task has not resumed yet when the scope cancels it, so the
+ *  timeout wins whichever of the two ran first: TAAL_ETIMEDOUT, though the
+ *  operation has its result, as in asyncio 3.12 and 3.13. Read the result
+ *  with taal_future_result(). The scope may be used again once the macro
+ *  is done. */
 #define TAAL_WAIT_FOR_STATUS(status_lvalue, scope, future, timeout)           \
     do {                                                                      \
         (status_lvalue) = taal__wait_for_start((scope), (future), (timeout)); \

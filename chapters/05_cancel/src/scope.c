@@ -50,20 +50,14 @@ static void timeout_fired(void *data)
     /* LAB(timeout) END: (void)data; */
 }
 
-/* A loop time in seconds as nanoseconds, as taal_call_at() takes it; a
- * time beyond what 64 bits hold is "never" (INT64_MAX). */
-static int64_t when_ns(double when)
-{
-    if (when >= 9.2e9)
-        return INT64_MAX;
-    if (when <= -9.2e9)
-        return INT64_MIN;
-    return (int64_t)(when * 1e9 + (when >= 0 ? 0.5 : -0.5));
-}
-
-/* Arms the scope's timer for its deadline, unless that is "never". The
- * timer runs at its task's priority: a timeout must not wait behind the
- * very work it is to stop. */
+/* Arms the scope's timer for its deadline, unless that is "never". A
+ * deadline that has come already (timeout(0), a reschedule into the past)
+ * is asyncio's call_soon(_on_timeout): the handle goes straight to the
+ * ready queue, ahead of the task's next step. As a timer due now it would
+ * wait for the next iteration's due timers, behind that step, and
+ * `timeout(0)` around `sleep(0)` would not fire. The timer runs at its
+ * task's priority: a timeout must not wait behind the very work it is to
+ * stop. */
 static int timeout_arm(taal_timeout *t, taal_loop *loop)
 {
     if (t->deadline == INT64_MAX)
@@ -73,7 +67,11 @@ static int timeout_arm(taal_timeout *t, taal_loop *loop)
     handle->data = t;
     handle->future = NULL;
     handle->priority = (int8_t)taal_task_priority(t->scope.task);
-    int rc = taal__timer_arm_at(loop, &t->timer, t->deadline);
+    int rc = TAAL_OK;
+    if (t->deadline <= taal__now(loop))
+        taal__ready_push(loop, handle);
+    else
+        rc = taal__timer_arm_at(loop, &t->timer, t->deadline);
     if (rc == TAAL_OK && loop->trace != NULL)
         taal__trace_timer(loop, "timer.arm", &t->timer);
     return rc;
@@ -103,9 +101,8 @@ static int timeout_open(taal_timeout *t, int64_t deadline)
 
 int taal_timeout_open(taal_timeout *scope, double delay)
 {
-    int64_t ns = INT64_MAX;
-    if (scope == NULL ||
-        (delay != TAAL_NO_TIMEOUT && taal__delay_ns(delay, &ns) != TAAL_OK))
+    int64_t ns;
+    if (scope == NULL || taal__delay_ns(delay, &ns) != TAAL_OK)
         return TAAL_EINVAL;
     taal_loop *loop = taal_running_loop();
     if (loop == NULL || taal__current_task() == NULL)
@@ -118,7 +115,7 @@ int taal_timeout_open_at(taal_timeout *scope, double when)
 {
     if (scope == NULL || when != when) /* NaN */
         return TAAL_EINVAL;
-    return timeout_open(scope, when_ns(when));
+    return timeout_open(scope, taal__seconds_ns(when));
 }
 
 /* asyncio cancels the old timer handle and makes a new one; here the one
@@ -134,7 +131,7 @@ int taal_timeout_reschedule(taal_timeout *scope, double when)
     taal_loop *loop = scope->scope.task->future.loop;
     int64_t old = scope->deadline;
     taal__timer_disarm(loop, &scope->timer); /* also if due and not run yet */
-    scope->deadline = when_ns(when);
+    scope->deadline = taal__seconds_ns(when);
     int rc = timeout_arm(scope, loop);
     if (rc != TAAL_OK)
         scope->deadline = old; /* it was "never": nothing to re-arm */
@@ -183,8 +180,12 @@ int taal_timeout_close(taal_timeout *scope, int status)
         return status;
     }
     scope->state = TAAL_TIMEOUT_EXPIRED;
-    if (scope->immediate) /* wait_for(.., 0) cancelled the operation, not the task */
-        return status == TAAL_ECANCELLED ? TAAL_ETIMEDOUT : status;
+    if (scope->immediate) {
+        /* wait_for(.., 0) cancelled the operation, not the task; a cancel of
+         * the task while it waited for the operation goes on out. */
+        bool mine = taal_task_cancelling(scope->scope.task) <= (int)scope->cancelling;
+        return status == TAAL_ECANCELLED && mine ? TAAL_ETIMEDOUT : status;
+    }
     if (taal_task_uncancel(scope->scope.task) <= (int)scope->cancelling &&
         status == TAAL_ECANCELLED)
         return TAAL_ETIMEDOUT;
@@ -195,16 +196,17 @@ int taal_timeout_close(taal_timeout *scope, int status)
 /*
 ** asyncio 3.12's wait_for() is `async with timeout(t): return await fut`,
 ** but for a timeout of 0 or less: then a future that is not done is
-** cancelled at once (a task that has not started never will) and awaited,
-** and ending cancelled is reported as a timeout. The scope then has no
-** timer; it only remembers, for the close, that it cancelled the
-** operation.
+** cancelled at once (a task that has not started never will) and awaited
+** as _cancel_and_wait() awaits it, one iteration later than a plain await
+** (the task parks with taal__task_park_released()), and ending cancelled
+** is reported as a timeout. The scope then has no timer; it only
+** remembers, for the close, that it cancelled the operation.
 */
 int taal__wait_for_start(taal_timeout *scope, taal_future *future, double timeout)
 {
     if (scope == NULL)
         return TAAL_EINVAL;
-    if (timeout != 0)
+    if (!(timeout <= 0)) /* NaN too: the open refuses it */
         return taal_timeout_open(scope, timeout);
     taal_task *task = taal__current_task();
     if (task == NULL)
@@ -213,11 +215,15 @@ int taal__wait_for_start(taal_timeout *scope, taal_future *future, double timeou
         return TAAL_EBUSY;
     scope->scope.task = task;
     scope->deadline = taal__now(task->future.loop);
+    scope->cancelling = task->cancel_requests;
     scope->state = TAAL_TIMEOUT_OPEN;
     scope->immediate = taal__future_valid(future) && future->loop == task->future.loop &&
+                       future != &task->future && /* awaited: TAAL_ERUNNING */
                        taal_future_cancel(future);
-    if (scope->immediate)
+    if (scope->immediate) {
         scope->state = TAAL_TIMEOUT_EXPIRING;
+        return taal__task_park_released(task, future);
+    }
     return TAAL_OK;
 }
 

@@ -137,6 +137,52 @@ TEST(a_sleeping_task_is_cancelled_at_once_and_its_timer_leaves_the_heap)
 
 /* Two tasks await one plain future; cancelling one of them cancels the
  * future (asyncio's Future.cancel()), and the other sees it too. */
+/* A sleep whose timer is due in the same iteration as the cancel, and
+ * later in it. asyncio (3.12 and 3.13):
+ *     def cancel_it():
+ *         t.cancel()
+ *         loop.call_soon(order.append, "soon")
+ *     loop.call_later(0.005, cancel_it)  # t sleeps 0.01; both come due
+ *                                        # in one iteration, cancel_it first
+ * gives ['T cancelled', 'soon']: cancel() cancels the sleep's future,
+ * which queues t's wake-up there and then, and t's timer has nothing left
+ * to do when its turn comes. taal's sleep timer wakes the task itself, so
+ * the cancel takes it out of the iteration's batch and queues the step at
+ * once, as asyncio does. */
+typedef struct canceller {
+    taal_loop *loop;
+    taal_task *task;
+    taal_handle soon;
+} canceller;
+
+static void cancel_then_call_soon(void *data)
+{
+    canceller *c = data;
+    taal_task_cancel(c->task);
+    taal_call_soon(c->loop, &c->soon, note_callback, "soon ");
+}
+
+TEST(a_task_whose_sleep_is_due_in_the_iteration_of_the_cancel_wakes_at_the_cancel)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    trace[0] = '\0';
+    canceller c = {.loop = &loop};
+    taal_timer first = {0};
+    /* Armed before t's sleep, for the same deadline: due first. */
+    CHECK_EQ(taal_call_later(&loop, &first, 1, cancel_then_call_soon, &c), TAAL_OK);
+    c.task = spawn_sleeper(&loop, (sleeper){.name = "T", .seconds = 1});
+    CHECK_EQ(taal_run_until_complete(&loop, taal_task_future(c.task)), TAAL_ECANCELLED);
+    if (taal_handle_pending(&c.soon))
+        taal_run_once(&loop); /* "soon", if it is still to come */
+    CHECK_STR(trace, "T:start T:cancelled soon ");
+    CHECK(taal_loop_time(&loop) == 1.0);
+    CHECK_EQ(loop.heap_len, 0);
+    taal_task_release(c.task);
+    CHECK(loop_is_empty(&loop));
+    taal_loop_close(&loop);
+}
+
 TEST(cancelling_a_task_awaiting_a_plain_future_cancels_it_for_every_waiter)
 {
     taal_loop loop;
@@ -1035,6 +1081,8 @@ static const taal_test tests[] = {
     TEST_ENTRY(a_task_cancelled_before_its_first_step_runs_none_of_its_body),
     TEST_ENTRY(cancelling_a_task_that_is_done_returns_false_and_changes_nothing),
     TEST_ENTRY(a_sleeping_task_is_cancelled_at_once_and_its_timer_leaves_the_heap),
+    TEST_ENTRY(
+        a_task_whose_sleep_is_due_in_the_iteration_of_the_cancel_wakes_at_the_cancel),
     TEST_ENTRY(cancelling_a_task_awaiting_a_plain_future_cancels_it_for_every_waiter),
     TEST_ENTRY(cancelling_a_task_awaiting_a_task_cancels_the_inner_first_then_the_outer),
     TEST_ENTRY(an_awaited_task_that_swallows_the_cancellation_lets_the_awaiter_carry_on),

@@ -96,6 +96,35 @@ TEST(a_scope_closed_in_time_changes_nothing_and_leaves_no_timer)
     taal_loop_close(&loop);
 }
 
+/* A deadline that has come already fires before the task's next step.
+ * asyncio (3.12 and 3.13):
+ *     async with asyncio.timeout(0):   # or timeout(-1), or timeout(10)
+ *         await asyncio.sleep(0)       # and cm.reschedule(loop.time())
+ * raises TimeoutError: Timeout.reschedule() uses call_soon(_on_timeout)
+ * for a deadline <= loop.time(), which runs ahead of the step that the
+ * sleep(0) queues after it. A timer due now would run behind it, and the
+ * scope would close in time. */
+TEST(a_deadline_that_has_come_fires_before_the_tasks_next_step)
+{
+    static const scoped cases[] = {
+        {.outer = NONE, .inner = 0, .move_inner = -1, .body = 0},
+        {.outer = NONE, .inner = -1, .move_inner = -1, .body = 0},
+        {.outer = NONE, .inner = 10, .move_inner = 0, .body = 0},
+    };
+    for (size_t i = 0; i < TAAL_COUNT(cases); i++) {
+        taal_loop loop;
+        open_loop(&loop);
+        scoped f;
+        CHECK_EQ(run_scoped(&loop, cases[i], &f), TAAL_ETIMEDOUT);
+        CHECK_EQ(f.st, TAAL_ECANCELLED);
+        CHECK(taal_timeout_expired(&f.i));
+        CHECK_EQ(f.cancelling_after, 0);
+        CHECK(taal_loop_time(&loop) == 0.0);
+        CHECK(loop_is_empty(&loop));
+        taal_loop_close(&loop);
+    }
+}
+
 TEST(nested_scopes_where_the_outer_fires_first_only_the_outer_converts)
 {
     taal_loop loop;
@@ -466,6 +495,168 @@ TEST(wait_for_with_a_timeout_of_zero_never_starts_the_operation)
     taal_loop_close(&loop);
 }
 
+/* wait_for with a timeout of 0 or less always suspends, as asyncio's
+ * _cancel_and_wait() does, and for as many iterations. The twin of
+ *     async def ticker():
+ *         for i in range(5): order.append(f"tick{i}"); await asyncio.sleep(0)
+ *     async def main():
+ *         tk = asyncio.create_task(ticker()); await asyncio.sleep(0)
+ *         order.append("wait_for")
+ *         try: await asyncio.wait_for(fut, 0)   # or -1
+ *         except TimeoutError: order.append("timed out")
+ *         await tk
+ * which gives, on 3.12 and 3.13, for `fut` a pending future
+ *     tick0 wait_for tick1 tick2 timed out tick3 tick4
+ * for a task not started yet (it never runs)
+ *     tick0 wait_for tick1 tick2 tick3 timed out tick4
+ * and for a future already done: its result at once, before tick1. */
+typedef struct ticker {
+    taal_coro co;
+    int i;
+} ticker;
+
+static int ticker_body(taal_coro *self)
+{
+    ticker *f = (ticker *)self;
+    static const char *const ticks[] = {"0 ", "1 ", "2 ", "3 ", "4 "};
+    TAAL_BEGIN(f);
+    for (f->i = 0; f->i < 5; f->i++) {
+        note(ticks[f->i]);
+        TAAL_SLEEP(0);
+    }
+    TAAL_END();
+}
+
+typedef struct zero_waiter {
+    taal_coro co;
+    int kind; /* 0: a pending future, 1: a task not started, 2: a done future */
+    double timeout;
+    taal_task *ticker, *op;
+    taal_future fut;
+    taal_timeout scope;
+    int st;
+} zero_waiter;
+
+static int zero_waiter_body(taal_coro *self)
+{
+    zero_waiter *f = (zero_waiter *)self;
+    taal_loop *loop = taal_running_loop();
+    TAAL_BEGIN(f);
+    taal_task_create(loop, ticker_body, NULL, sizeof(ticker), "ticker", &f->ticker);
+    TAAL_SLEEP(0);
+    taal_future_init(&f->fut, loop);
+    if (f->kind == 1)
+        taal_task_create(loop, operation_body, NULL, sizeof(operation), "op", &f->op);
+    if (f->kind == 2)
+        taal_future_set_result(&f->fut, NULL);
+    note("wait_for ");
+    TAAL_WAIT_FOR_STATUS(f->st, &f->scope, f->op ? taal_task_future(f->op) : &f->fut,
+                         f->timeout);
+    note(f->st == TAAL_ETIMEDOUT ? "timed-out " : "result ");
+    TAAL_AWAIT_TASK(f->ticker);
+    TAAL_END();
+}
+
+TEST(wait_for_with_a_timeout_of_zero_or_less_suspends_as_asyncio_does)
+{
+    static const struct {
+        int kind;
+        double timeout;
+        const char *order;
+    } cases[] = {
+        {0, 0, "0 wait_for 1 2 timed-out 3 4 "},
+        {0, -1, "0 wait_for 1 2 timed-out 3 4 "},
+        {1, 0, "0 wait_for 1 2 3 timed-out 4 "},
+        {2, 0, "0 wait_for result 1 2 3 4 "},
+    };
+    for (size_t i = 0; i < TAAL_COUNT(cases); i++) {
+        taal_loop loop;
+        open_loop(&loop);
+        trace[0] = '\0';
+        taal_task *t = NULL;
+        zero_waiter frame = {.kind = cases[i].kind, .timeout = cases[i].timeout};
+        taal_task_create(&loop, zero_waiter_body, &frame, sizeof frame, "main", &t);
+        CHECK_EQ(taal_run_until_complete(&loop, taal_task_future(t)), TAAL_OK);
+        CHECK_STR(trace, cases[i].order);
+        zero_waiter *f = taal_task_frame(t);
+        CHECK(f->op == NULL ||
+              taal_future_status(taal_task_future(f->op)) == TAAL_ECANCELLED);
+        taal_task_release(f->ticker);
+        taal_task_release(f->op);
+        taal_task_release(t);
+        CHECK(loop_is_empty(&loop));
+        taal_loop_close(&loop);
+    }
+}
+
+/* The task waiting in wait_for(fut, 0) is cancelled before it resumes:
+ * asyncio (3.12, 3.13) raises CancelledError out of the wait_for, not
+ * TimeoutError, since the cancellation was not the wait_for's own. */
+typedef struct zero_victim {
+    taal_coro co;
+    taal_future fut;
+    taal_timeout scope;
+    int st;
+} zero_victim;
+
+static int zero_victim_body(taal_coro *self)
+{
+    zero_victim *f = (zero_victim *)self;
+    TAAL_BEGIN(f);
+    taal_future_init(&f->fut, taal_running_loop());
+    TAAL_WAIT_FOR_STATUS(f->st, &f->scope, &f->fut, 0);
+    TAAL_END();
+}
+
+TEST(a_task_cancelled_while_wait_for_zero_waits_is_cancelled_not_timed_out)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    taal_task *t = NULL;
+    taal_task_create(&loop, zero_victim_body, NULL, sizeof(zero_victim), "w", &t);
+    CHECK_EQ(taal_run_once(&loop), TAAL_OK); /* it cancels fut, and waits */
+    zero_victim *f = taal_task_frame(t);
+    CHECK(taal_future_cancelled(&f->fut));
+    CHECK(!taal_future_done(taal_task_future(t)));
+    CHECK(taal_task_cancel(t));
+    CHECK_EQ(taal_run_until_complete(&loop, taal_task_future(t)), TAAL_OK);
+    CHECK_EQ(f->st, TAAL_ECANCELLED);
+    taal_task_release(t);
+    CHECK(loop_is_empty(&loop));
+    taal_loop_close(&loop);
+}
+
+/* wait_for(its own task, 0) neither cancels the task nor waits for it:
+ * awaiting itself is TAAL_ERUNNING, as any await of itself is. */
+typedef struct self_waiter {
+    taal_coro co;
+    taal_timeout scope;
+    int st;
+} self_waiter;
+
+static int self_waiter_body(taal_coro *self)
+{
+    self_waiter *f = (self_waiter *)self;
+    TAAL_BEGIN(f);
+    TAAL_WAIT_FOR_STATUS(f->st, &f->scope, taal_task_future(taal_current_task()), 0);
+    TAAL_END();
+}
+
+TEST(wait_for_zero_of_its_own_task_is_refused_and_cancels_nothing)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    taal_task *t = NULL;
+    taal_task_create(&loop, self_waiter_body, NULL, sizeof(self_waiter), "w", &t);
+    CHECK_EQ(taal_run_until_complete(&loop, taal_task_future(t)), TAAL_OK);
+    self_waiter *f = taal_task_frame(t);
+    CHECK_EQ(f->st, TAAL_ERUNNING);
+    CHECK_EQ(taal_task_cancelling(t), 0);
+    taal_task_release(t);
+    CHECK(loop_is_empty(&loop));
+    taal_loop_close(&loop);
+}
+
 /* wait_for on a plain future that a timer completes at the very deadline:
  * whichever of the two callbacks runs first, the waiting task has not run
  * yet when the scope cancels it, so the timeout wins, as in asyncio 3.12;
@@ -580,7 +771,7 @@ static int misuser_body(taal_coro *self)
     misuser *f = (misuser *)self;
     TAAL_BEGIN(f);
     f->rc[0] = taal_timeout_close(&f->scope, TAAL_OK); /* never opened */
-    f->rc[1] = taal_timeout_open(&f->scope, -2);
+    f->rc[1] = taal_timeout_open_at(&f->scope, NAN);
     f->rc[2] = taal_timeout_open(&f->scope, NAN);
     f->rc[3] = taal_timeout_open(&f->scope, TAAL_NO_TIMEOUT); /* no deadline: fine */
     f->rc[4] = taal_timeout_open(&f->scope, 1);               /* already open */
@@ -621,6 +812,7 @@ TEST(timeout_scopes_refuse_bad_input)
 static const taal_test tests[] = {
     TEST_ENTRY(a_scope_that_expires_turns_the_cancellation_into_a_timeout),
     TEST_ENTRY(a_scope_closed_in_time_changes_nothing_and_leaves_no_timer),
+    TEST_ENTRY(a_deadline_that_has_come_fires_before_the_tasks_next_step),
     TEST_ENTRY(nested_scopes_where_the_outer_fires_first_only_the_outer_converts),
     TEST_ENTRY(nested_scopes_where_the_inner_fires_first_the_inner_converts),
     TEST_ENTRY(nested_scopes_that_fire_together_convert_once_at_the_outer_one),
@@ -634,6 +826,9 @@ static const taal_test tests[] = {
     TEST_ENTRY(wait_for_whose_operation_swallows_the_cancellation_returns_its_value),
     TEST_ENTRY(wait_for_with_no_timeout_waits_as_long_as_it_takes),
     TEST_ENTRY(wait_for_with_a_timeout_of_zero_never_starts_the_operation),
+    TEST_ENTRY(wait_for_with_a_timeout_of_zero_or_less_suspends_as_asyncio_does),
+    TEST_ENTRY(a_task_cancelled_while_wait_for_zero_waits_is_cancelled_not_timed_out),
+    TEST_ENTRY(wait_for_zero_of_its_own_task_is_refused_and_cancels_nothing),
     TEST_ENTRY(wait_for_racing_the_operations_own_completion_in_one_iteration),
     TEST_ENTRY(a_task_that_finishes_with_a_scope_open_has_it_disarmed),
     TEST_ENTRY(a_loop_closed_with_a_scope_open_in_a_pending_task_forgets_it),

@@ -205,17 +205,37 @@ double taal_loop_time(taal_loop *loop)
     return loop == NULL ? 0.0 : (double)taal__now(loop) / 1e9;
 }
 
+/* Seconds (a delay, or a loop time) as nanoseconds, rounded to the
+ * nearest. Beyond what 64 bits of nanoseconds hold (292 years, infinity
+ * too) it saturates at the ends of time instead of overflowing. Not NaN. */
+int64_t taal__seconds_ns(double seconds)
+{
+    if (seconds >= 9.2e9)
+        return INT64_MAX;
+    if (seconds <= -9.2e9)
+        return INT64_MIN;
+    return (int64_t)(seconds * 1e9 + (seconds >= 0 ? 0.5 : -0.5));
+}
+
+/* A delay may be negative: one computed as `deadline - now` is, as soon as
+ * the deadline has passed, and asyncio takes it for "now" (a timer at
+ * now + delay, so before the timers due at now). Only NaN has no meaning. */
 int taal__delay_ns(double seconds, int64_t *ns)
 {
-    if (!(seconds >= 0)) /* also false for NaN */
+    if (seconds != seconds) /* NaN */
         return TAAL_EINVAL;
-    *ns = seconds >= 9.2e9 ? INT64_MAX : (int64_t)(seconds * 1e9 + 0.5);
+    *ns = taal__seconds_ns(seconds);
     return TAAL_OK;
 }
 
+/* a + b, clamped to the range of int64_t; b may be negative (a delay). */
 static int64_t add_saturating(int64_t a, int64_t b)
 {
-    return a > INT64_MAX - b ? INT64_MAX : a + b;
+    if (b > 0 && a > INT64_MAX - b)
+        return INT64_MAX;
+    if (b < 0 && a < INT64_MIN - b)
+        return INT64_MIN;
+    return a + b;
 }
 
 /* Blocks the thread until the loop's time reaches `deadline`. The virtual
@@ -410,14 +430,7 @@ int taal_call_at(taal_loop *loop, taal_timer *timer, double when, taal_callback_
 {
     if (loop == NULL || timer == NULL || fn == NULL || when != when) /* NaN */
         return TAAL_EINVAL;
-    int64_t deadline;
-    if (when <= -9.2e9)
-        deadline = INT64_MIN;
-    else if (when >= 9.2e9)
-        deadline = INT64_MAX;
-    else
-        deadline = (int64_t)(when * 1e9 + (when >= 0 ? 0.5 : -0.5));
-    return start_at(loop, timer, deadline, fn, data);
+    return start_at(loop, timer, taal__seconds_ns(when), fn, data);
 }
 
 /* A timer is on `loop` if it was armed there and, when it is in the heap,

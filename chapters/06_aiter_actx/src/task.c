@@ -479,6 +479,8 @@ int taal__await_future(taal_future *future)
         return TAAL_ECLOSED;
     if (future->loop != task->future.loop)
         return TAAL_ELOOP;
+    if (task->step.handle.future == future && link_linked(&task->step.handle.link))
+        return TAAL_SUSPENDED; /* parked on it already: taal__task_park_released() */
     if (taal__future_is_done(future))
         return taal__future_retrieve(future);
     if (future == &task->future)
@@ -487,6 +489,24 @@ int taal__await_future(taal_future *future)
         return TAAL_EBUSY; /* already parked or asleep: one wait at a time */
     taal__task_park(task, future);
     return TAAL_SUSPENDED;
+}
+
+/* wait_for's end for a timeout of 0 or less, asyncio's _cancel_and_wait():
+ * the task waits for `on` through a waiter future that a done-callback of
+ * `on` completes, so it resumes one iteration after a plain await of `on`
+ * would, and suspends even when `on` is done already. Here the task's
+ * handle is that done-callback, and when it runs it queues the step
+ * instead of running it; the await that follows finds the task parked on
+ * `on` and suspends (taal__await_future()). */
+static void task_released(taal_future *future, void *task)
+{
+    (void)future;
+    schedule_step(task);
+}
+
+int taal__task_park_released(taal_task *task, taal_future *on)
+{
+    return taal_future_add_done_callback(on, &task->step.handle, task_released, task);
 }
 
 /* The task's handle waits on `on` (a future, or a primitive's waiters),
@@ -510,8 +530,8 @@ int taal__sleep_start(double seconds)
         return TAAL_ECANCELLED; /* sleep(0) too: it is a cancellation point */
     if (link_linked(&task->step.handle.link) || task->step.index != 0)
         return TAAL_EBUSY; /* already parked on a future: one wait at a time */
-    if (seconds == 0)
-        return TAAL_OK; /* a bare yield: task_step re-queues the task */
+    if (seconds <= 0)
+        return TAAL_OK; /* a bare yield, as asyncio's sleep(delay <= 0) is */
     int64_t ns;
     if (taal__delay_ns(seconds, &ns) != TAAL_OK)
         return TAAL_EINVAL;
@@ -565,17 +585,30 @@ taal_future *taal__task_waiting_on(const taal_task *task)
     return on;
 }
 
+/* Asleep: its timer is in the heap, or due and waiting in this
+ * iteration's batch to fire. */
+static bool asleep(const taal_task *task)
+{
+    const taal_handle *step = &task->step.handle;
+    return task->step.index != 0 || (step->future == NULL && link_linked(&step->link) &&
+                                     step->fn.call == task_timer_fired);
+}
+
 /* Off the timer heap or out of a primitive's line, and scheduled, to be
- * cancelled at its next step. Leaving a primitive's line, the handle keeps
- * its reference on the primitive until that step is over, exactly as if
- * the primitive had woken it; a lock's holder may lose the priority this
- * task lent it. */
+ * cancelled at its next step. A timer already due is taken out of the
+ * batch too: asyncio cancels the sleep's future, which queues the wake-up
+ * there and then, and leaves its timer nothing to do, so whatever is
+ * woken after the cancel runs after the task, even what that timer's
+ * turn in the batch would have put first. Leaving a primitive's line, the
+ * handle keeps its reference on the primitive until that step is over,
+ * exactly as if the primitive had woken it; a lock's holder may lose the
+ * priority this task lent it. */
 static void wake_to_cancel(taal_task *task)
 {
     /* LAB(deliver) BEGIN: off the heap or out of the line, scheduled, marked WOKEN */
     taal_loop *loop = task->future.loop;
     taal_handle *step = &task->step.handle;
-    if (task->step.index != 0) {
+    if (asleep(task)) {
         taal__timer_disarm(loop, &task->step);
         schedule_step(task);
     } else {
@@ -596,14 +629,14 @@ static void cancel_where_waiting(taal_task *task)
 {
     /* LAB(deliver) BEGIN: asleep or in a line: wake it; awaiting a future: cancel that */
     taal_future *on = taal__task_waiting_on(task);
-    if (task->step.index != 0 || (on != NULL && on->kind == TAAL_FUTURE_WAITERS)) {
+    if (asleep(task) || (on != NULL && on->kind == TAAL_FUTURE_WAITERS)) {
         wake_to_cancel(task);
         return;
     }
     task->cancel = TAAL_CANCEL_REQUESTED; /* set first: a cycle of awaits ends */
     if (on != NULL && taal_future_cancel(on))
         task->cancel = TAAL_CANCEL_NONE;
-    /* LAB(deliver) END: (void)task; (void)wake_to_cancel; */
+    /* LAB(deliver) END: (void)task; (void)wake_to_cancel; (void)asleep; */
 }
 
 static bool task_cancellable(const taal_task *task)

@@ -119,9 +119,10 @@ static inline taal_task *taal__current_task(void)
     return taal__running_loop == NULL ? NULL : taal__running_loop->current;
 }
 
-/* Seconds to a nanosecond delay: TAAL_EINVAL for negative or NaN, and
- * saturating rather than overflowing for absurdly long ones (loop.c). */
+/* Seconds to a nanosecond delay, negative ones too ("now"): TAAL_EINVAL
+ * for NaN, and saturating rather than overflowing for absurd ones (loop.c). */
 int taal__delay_ns(double seconds, int64_t *ns);
+int64_t taal__seconds_ns(double seconds); /* the same, unchecked: not for NaN */
 int64_t taal__now(taal_loop *loop);
 int64_t taal__monotonic_ns(void); /* the real clock, whatever the loop's is */
 
@@ -227,6 +228,7 @@ static inline void taal__handle_run(taal_handle *handle)
 void taal__task_run_at(taal_task *task, int priority);     /* its step's priority */
 taal_future *taal__task_waiting_on(const taal_task *task); /* parked on, or NULL */
 void taal__task_park(taal_task *task, taal_future *on);    /* its handle waits on `on` */
+int taal__task_park_released(taal_task *task, taal_future *on); /* wait_for(.., 0) */
 void taal__task_unhook(taal_task *task);
 void taal__task_free(taal_task *task);
 void taal__task_describe(const taal_task *task, char *buf, size_t size);

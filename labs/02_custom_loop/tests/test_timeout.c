@@ -120,13 +120,26 @@ TEST(a_stop_from_elsewhere_is_not_a_timeout)
     taal_loop_close(&loop);
 }
 
+/* A negative timeout is up at once, as a negative delay is "now": a time
+ * limit computed as `deadline - now` after the deadline has passed. */
+TEST(a_negative_timeout_is_up_at_once)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    taal_future f;
+    taal_future_init(&f, &loop);
+    CHECK_EQ(taal_run_until_complete_timeout(&loop, &f, -1.0), TAAL_ETIMEDOUT);
+    CHECK(taal_loop_time(&loop) == 0.0);
+    CHECK_EQ(loop.heap_len, 0);
+    taal_loop_close(&loop);
+}
+
 TEST(bad_arguments_are_refused_and_arm_nothing)
 {
     taal_loop loop;
     open_loop(&loop);
     taal_future f;
     taal_future_init(&f, &loop);
-    CHECK_EQ(taal_run_until_complete_timeout(&loop, &f, -1.0), TAAL_EINVAL);
     CHECK_EQ(taal_run_until_complete_timeout(&loop, &f, NAN), TAAL_EINVAL);
     CHECK_EQ(taal_run_until_complete_timeout(NULL, &f, 1.0), TAAL_EINVAL);
     CHECK_EQ(taal_run_until_complete_timeout(&loop, NULL, 1.0), TAAL_EINVAL);
@@ -140,6 +153,7 @@ static const taal_test tests[] = {
     TEST_ENTRY(the_timer_wins_and_the_future_runs_on),
     TEST_ENTRY(the_future_s_error_is_its_own_not_a_timeout),
     TEST_ENTRY(a_stop_from_elsewhere_is_not_a_timeout),
+    TEST_ENTRY(a_negative_timeout_is_up_at_once),
     TEST_ENTRY(bad_arguments_are_refused_and_arm_nothing),
 };
 
