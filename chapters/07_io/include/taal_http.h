@@ -152,11 +152,16 @@ void taal_http_get_free(taal_http_get *get);
  *  @{
  */
 
+/** The longest content type a route may have. */
+#define TAAL_HTTP_MAX_CONTENT_TYPE 128
+
 /** One fixed response. */
 typedef struct taal_http_route {
     const char *path;         /**< the request target it answers, exactly */
-    int status;               /**< its status code */
-    const char *content_type; /**< NULL: text/plain */
+    int status;               /**< its status code, 100 to 999 */
+    const char *content_type; /**< NULL: text/plain; at most
+                                   TAAL_HTTP_MAX_CONTENT_TYPE bytes, no
+                                   control bytes (no CR, no LF) */
     const char *body;         /**< the body */
     size_t length;            /**< its length; 0: strlen(body) */
     size_t repeat;            /**< send the body this many times over (0: once) */
@@ -176,7 +181,10 @@ typedef struct taal_http_site {
 
 /** Starts serving @p site on the numeric @p host and @p port (0: any; read
  *  it in (*server)->port). Close it as any server (taal.h:
- *  TAAL_SERVER_CLOSE_STATUS). The errors of taal_start_server(). */
+ *  TAAL_SERVER_CLOSE_STATUS). TAAL_EINVAL for a route that breaks the rules
+ *  of taal_http_route (no path or body, a status not of three digits, a
+ *  content type too long or with a control byte); the errors of
+ *  taal_start_server(). */
 int taal_http_serve(taal_loop *loop, const char *host, int port, taal_http_site *site,
                     taal_server **server);
 /** @} */

@@ -16,6 +16,7 @@
 #include "internal.h"
 #include "taal_http.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -90,8 +91,32 @@ static int parse_some(conn_frame *f)
     }
 }
 
+/* Appends to the head being built in f->line, after its first *used bytes.
+ * snprintf() returns the length it would have written, which may be more
+ * than the room there was: adding that to *used unchecked would move the
+ * next write past the end of the line. False when it did not fit. */
+static bool append(conn_frame *f, size_t *used, const char *format, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+static bool append(conn_frame *f, size_t *used, const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    int n = vsnprintf(f->line + *used, sizeof f->line - *used, format, args);
+    va_end(args);
+    if (n < 0 || (size_t)n >= sizeof f->line - *used)
+        return false;
+    *used += (size_t)n;
+    return true;
+}
+
 /* Queues the status line and headers of `route` (or of an error status
- * with an empty body), and sets up the body. */
+ * with an empty body), and sets up the body. TAAL_ELIMIT for a head that
+ * does not fit in the line (taal_http_serve() refuses the routes that
+ * would make one). */
 static int start_response(conn_frame *f, const taal_http_route *route, int status)
 {
     f->body = route != NULL ? route->body : "";
@@ -100,21 +125,19 @@ static int start_response(conn_frame *f, const taal_http_route *route, int statu
     f->chunked = route != NULL && route->chunked;
     if (f->head)
         f->repeat = 0;
-    int n = snprintf(f->line, sizeof f->line, "HTTP/1.1 %d %s\r\nContent-Type: %s\r\n",
-                     status, reason(status),
-                     route != NULL && route->content_type ? route->content_type
-                                                          : "text/plain");
-    size_t used = (size_t)n;
-    if (f->chunked)
-        n = snprintf(f->line + used, sizeof f->line - used,
-                     "Transfer-Encoding: chunked\r\n");
-    else
-        n = snprintf(f->line + used, sizeof f->line - used, "Content-Length: %zu\r\n",
-                     f->length * (route != NULL && route->repeat ? route->repeat : 1));
-    used += (size_t)n;
-    n = snprintf(f->line + used, sizeof f->line - used, "%s\r\n",
-                 f->keep ? "" : "Connection: close\r\n");
-    used += (size_t)n;
+    size_t used = 0;
+    bool fits =
+        append(f, &used, "HTTP/1.1 %d %s\r\nContent-Type: %s\r\n", status, reason(status),
+               route != NULL && route->content_type ? route->content_type : "text/plain");
+    if (fits && f->chunked)
+        fits = append(f, &used, "Transfer-Encoding: chunked\r\n");
+    else if (fits)
+        fits = append(f, &used, "Content-Length: %zu\r\n",
+                      f->length * (route != NULL && route->repeat ? route->repeat : 1));
+    if (fits)
+        fits = append(f, &used, "%s\r\n", f->keep ? "" : "Connection: close\r\n");
+    if (!fits)
+        return TAAL_ELIMIT;
     f->rep = f->off = 0;
     return taal_stream_write(f->stream, f->line, used);
 }
@@ -199,11 +222,32 @@ static int conn_body(taal_coro *self)
     TAAL_END();
 }
 
+/* A route the server can send: a path, a body, a three-digit status, and a
+ * content type short enough for the head's line and free of control bytes
+ * (a CR or LF in it would end the header early: header injection). */
+static bool route_valid(const taal_http_route *r)
+{
+    if (r->path == NULL || r->body == NULL || r->status < 100 || r->status > 999)
+        return false;
+    if (r->content_type == NULL)
+        return true;
+    size_t len = strlen(r->content_type);
+    if (len > TAAL_HTTP_MAX_CONTENT_TYPE)
+        return false;
+    for (size_t i = 0; i < len; i++)
+        if ((unsigned char)r->content_type[i] < 0x20 || r->content_type[i] == 0x7f)
+            return false;
+    return true;
+}
+
 int taal_http_serve(taal_loop *loop, const char *host, int port, taal_http_site *site,
                     taal_server **server)
 {
     if (site == NULL || (site->count > 0 && site->routes == NULL))
         return TAAL_EINVAL;
+    for (size_t i = 0; i < site->count; i++)
+        if (!route_valid(&site->routes[i]))
+            return TAAL_EINVAL;
     conn_frame frame = {.site = site};
     return taal_start_server(loop, host, port, conn_body, &frame, sizeof frame,
                              offsetof(conn_frame, stream), server);
