@@ -25,6 +25,12 @@
 ** after it was sent leaves its response behind; the next reader reads it
 ** and drops it, so the connection stays usable.
 **
+** A response that says "Connection: close" is the last on its connection:
+** no request is written on it after that, and those already written behind
+** it, which the server does not process (RFC 9112 9.6), are sent again on
+** a new connection. Interim responses (1xx, such as 103 Early Hints) are
+** skipped: the request reads on to its final response (RFC 9110 15.2).
+**
 ** Names are never looked up in DNS (getaddrinfo blocks the loop): a
 ** session reaches the hosts it was told about with taal_http_session_map(),
 ** by numeric address, like an /etc/hosts of its own.
@@ -51,19 +57,26 @@
 
 /** A host a session can reach, and its one connection. */
 typedef struct taal_http_host {
-    char name[64];        /**< as in the URL: "api.example" or "api.example:8080" */
-    char address[48];     /**< the numeric address it stands for */
-    int port;             /**< and the port */
-    taal_stream *stream;  /**< its keep-alive connection, or NULL */
-    bool connecting;      /**< a request is opening the connection */
-    taal_event connected; /**< set when that attempt is over */
-    taal_lock turn;       /**< whose response is read next: the lock's FIFO
-                               is the order the requests were sent in */
-    uint32_t generation;  /**< which connection this is: a request sent on
-                               an older one has lost its response */
-    uint64_t next_ticket; /**< the number of the next request sent */
-    uint64_t next_read;   /**< the number of the response to read next */
-    http_parser parser;   /**< where that response's parsing is */
+    char name[64];         /**< as in the URL: "api.example" or "api.example:8080" */
+    char address[48];      /**< the numeric address it stands for */
+    int port;              /**< and the port */
+    taal_stream *stream;   /**< its keep-alive connection, or NULL */
+    bool connecting;       /**< a request is opening the connection */
+    taal_event connected;  /**< set when that attempt is over */
+    taal_lock turn;        /**< whose response is read next: the lock's FIFO
+                                is the order the requests were sent in */
+    uint32_t generation;   /**< which connection this is: a request sent on
+                                an older one has lost its response */
+    uint32_t closed_clean; /**< the last generation that ended after a
+                                response saying "Connection: close": the
+                                requests sent on it behind that response were
+                                never processed, and are sent again */
+    bool closing;          /**< the connection takes no more requests (a
+                                response said close, or a write on it failed);
+                                those in line still read what it brings */
+    uint64_t next_ticket;  /**< the number of the next request sent */
+    uint64_t next_read;    /**< the number of the response to read next */
+    http_parser parser;    /**< where that response's parsing is */
 } taal_http_host;
 
 /** A client session: aiohttp.ClientSession. Caller storage, in a task's
@@ -74,6 +87,9 @@ typedef struct taal_http_session {
     size_t host_count;                         /**< how many */
     http_limits limits;                        /**< bounds on every response */
     bool open;                                 /**< between open and close */
+    bool closing;                   /**< its `async with` exit is ending its requests */
+    struct taal_http_get *requests; /**< the requests in progress */
+    taal_event idle;                /**< set when the last of them has ended */
 } taal_http_session;
 
 /** Opens @p session on the running loop (call it inside a task). Responses
@@ -90,7 +106,12 @@ int taal_http_session_map(taal_http_session *session, const char *name,
 
 /** Closes @p session: its connections are closed (what they buffered is
  *  still sent). Every request must be over. TAAL_EBUSY (nothing closed) if
- *  one is still waiting; TAAL_EINVAL. Closing twice is harmless. */
+ *  one is still waiting; TAAL_EINVAL. Closing twice is harmless.
+ *
+ *  The session's `async with` exit does not refuse, as aiohttp's
+ *  `__aexit__` does not: it cancels the task of every request still in
+ *  progress (those requests end with TAAL_ECANCELLED), waits until they
+ *  have ended, and then closes. */
 int taal_http_session_close(taal_http_session *session);
 
 /** A GET request and its response: a coroutine to await directly (it is
@@ -102,43 +123,77 @@ typedef struct taal_http_get {
     const char *url;            /**< "http://host[:port]/path"; not copied */
 
     /* The response, once the await ended with TAAL_OK. */
-    int status_code; /**< e.g. 200, 404 */
+    int status_code; /**< e.g. 200, 404: the final response's, never a 1xx */
     char *body;      /**< the body, NUL-terminated; NULL if empty */
     size_t body_len; /**< its length */
     int http_error;  /**< the parser's result (HTTP_E...) behind TAAL_EPROTO,
                           TAAL_ELIMIT or TAAL_EEOF; HTTP_OK otherwise */
 
     /* Private: the request's progress. */
-    taal_http_host *host; /**< where it goes */
-    const char *path;     /**< the path in url */
-    taal_stream *stream;  /**< the connection it was sent on */
-    uint32_t generation;  /**< that connection's generation */
-    uint64_t ticket;      /**< its place in the order of requests */
-    size_t body_cap;      /**< the body's allocation */
-    size_t have;          /**< bytes buffered the parser could not use yet */
-    bool holding;         /**< it holds the host's turn */
-    bool response;        /**< the response being read is its own */
-    int st;               /**< the status of the last await */
-    char request[320];    /**< the request's bytes */
+    char *headers;                     /**< the response's fields, "name\0value\0" each */
+    size_t headers_len;                /**< the bytes of them */
+    size_t headers_cap;                /**< their allocation */
+    size_t header_count;               /**< how many fields */
+    taal_task *task;                   /**< the task it runs in */
+    struct taal_http_get *prev, *next; /**< in the session's requests */
+    taal_http_host *host;              /**< where it goes */
+    const char *path;                  /**< the path in url */
+    taal_stream *stream;               /**< the connection it was sent on */
+    uint32_t generation;               /**< that connection's generation */
+    uint64_t ticket;                   /**< its place in the order of requests */
+    size_t body_cap;                   /**< the body's allocation */
+    size_t have;                       /**< bytes buffered the parser could not use yet */
+    bool holding;                      /**< it holds the host's turn */
+    bool response;                     /**< the response being read is its own */
+    bool resend;                       /**< it must be sent again, on a new connection */
+    bool write_failed;                 /**< a write of it failed once already */
+    uint32_t waited;                   /**< the generation whose line it waited out */
+    int st;                            /**< the status of the last await */
+    char request[320];                 /**< the request's bytes */
 } taal_http_get;
 
 /** Prepares @p get to fetch @p url through @p session. TAAL_EINVAL. */
 int taal_http_get_init(taal_http_get *get, taal_http_session *session, const char *url);
 
-/** Frees the response body of @p get (harmless twice). */
+/** Frees the response body and headers of @p get (harmless twice). */
 void taal_http_get_free(taal_http_get *get);
 
-/** What a GET ends with, besides TAAL_OK (any status code is TAAL_OK: a
- *  404 is a response, as aiohttp does not raise for it either):
- *   - TAAL_EINVAL: not an http:// URL, or too long;
+/** How many header fields the response of @p get had (0 before it came,
+ *  and after taal_http_get_free()). Fields are kept in the order they
+ *  came, names as sent; trailers of a chunked body are not among them. */
+size_t taal_http_get_header_count(const taal_http_get *get);
+
+/** The @p index-th header field of the response: its name and value, both
+ *  NUL-terminated and owned by @p get. False (and NULLs) when there is no
+ *  such field. */
+bool taal_http_get_header_at(const taal_http_get *get, size_t index, const char **name,
+                             const char **value);
+
+/** The value of the first header field named @p name, compared ignoring
+ *  ASCII case (`response.headers["content-type"]`), or NULL if there is
+ *  none. */
+const char *taal_http_get_header(const taal_http_get *get, const char *name);
+
+/** What a GET ends with, besides TAAL_OK (any final status code is
+ *  TAAL_OK: a 404 is a response, as aiohttp does not raise for it either):
+ *   - TAAL_EINVAL: not an http:// URL, or too long; or the session is not
+ *     open (or its exit is closing it);
  *   - TAAL_EADDR: a host the session was not told about (no DNS);
  *   - the connect's: TAAL_ECONNREFUSED, TAAL_EMFILE, ...;
  *   - TAAL_EEOF: the server closed before the response was complete;
- *   - TAAL_EPROTO: a malformed response; TAAL_ELIMIT: one over a bound
+ *   - TAAL_EPROTO: a malformed response, or a 101 Switching Protocols
+ *     (http_error HTTP_ESTATUS_CODE: no GET here asks to switch);
+ *     TAAL_ELIMIT: one over a bound, such as a body that never ends
  *     (http_error says which); the connection is then closed;
- *   - TAAL_ECONNABORTED: the connection the request was sent on failed or
- *     was closed before its response came;
- *   - TAAL_ECANCELLED (or TAAL_ETIMEDOUT from a timeout scope around it);
+ *   - TAAL_ECONNABORTED: the connection the request was sent on failed
+ *     (reset, a read error, a response before it that was malformed) or
+ *     was closed before its response came; or writing it failed twice,
+ *     on two connections. A request behind a response that said
+ *     "Connection: close", or whose write failed once, is not aborted: it
+ *     is sent again on a new connection;
+ *   - TAAL_ECANCELLED (or TAAL_ETIMEDOUT from a timeout scope around it),
+ *     also when the session's `async with` exit ends it;
+ *   - TAAL_EWFULL: too many requests written and not yet sent;
  *   - TAAL_ENOMEM. */
 /** @} */
 
