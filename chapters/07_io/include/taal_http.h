@@ -223,8 +223,9 @@ typedef struct taal_http_route {
     bool chunked;             /**< send it with Transfer-Encoding: chunked */
 } taal_http_route;
 
-/** What a server serves, and what it saw. Caller storage that must outlive
- *  the server. A path with no route gets 404 "not found\n". */
+/** What a server serves, its limits, and what it saw. Caller storage that
+ *  must outlive the server. A path with no route gets 404 "not found\n".
+ *  A limit left 0 takes its default, in brackets. */
 typedef struct taal_http_site {
     const taal_http_route *routes; /**< the responses */
     size_t count;                  /**< how many */
@@ -232,6 +233,30 @@ typedef struct taal_http_site {
     size_t drains;                 /**< times a handler waited in drain */
     size_t peak;                   /**< the most any connection buffered to send */
     int last_error;                /**< the last connection error (TAAL_EPIPE...) */
+
+    /* The limits: what a client may hold, and for how long. */
+    double header_timeout;  /**< seconds for a whole request to arrive, from its
+                                 first byte (on a new connection, from the
+                                 connection's start); then 408, and the
+                                 connection is closed [10] */
+    double idle_timeout;    /**< seconds a kept-alive connection may wait for
+                                 the first byte of its next request; then it is
+                                 closed [5] */
+    size_t max_connections; /**< connections served at once [256]; one more
+                                 takes the place of the connection idle
+                                 longest (it is closed), or, none being idle,
+                                 gets 503 and is closed. Keep it under the
+                                 descriptor limit (RLIMIT_NOFILE) */
+
+    /* What the limits did. */
+    size_t active;   /**< connections open now */
+    size_t timeouts; /**< connections closed by one of the timeouts */
+    size_t evicted;  /**< idle connections closed to make room for a new one */
+    size_t refused;  /**< connections answered 503 for want of room */
+
+    /* Private: the connections waiting for a request's first byte, the
+     * longest waiting first. */
+    struct taal_http_conn *idle_first, *idle_last;
 } taal_http_site;
 
 /** Starts serving @p site on the numeric @p host and @p port (0: any; read

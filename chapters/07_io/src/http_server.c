@@ -12,6 +12,22 @@
 ** own up to its high-water mark; drain then waits, and the handler with
 ** it. Memory per connection is bounded by the high-water mark plus one
 ** piece, whatever the size of the response and the speed of the reader.
+**
+** What a client can hold, and for how long (taal_http_site's limits):
+**
+**   - a connection that says nothing: a kept-alive one is closed after
+**     idle_timeout without the first byte of a request, a new one after
+**     header_timeout;
+**   - a request sent slowly (slowloris): from its first byte, the whole
+**     request must arrive within header_timeout, or it gets 408 and the
+**     connection is closed. Each wait is a chapter 05 timeout scope around
+**     the reads of one request;
+**   - connections themselves: at most max_connections at once. One more
+**     takes the place of the connection idle longest (waiting for a
+**     request's first byte: it is cancelled and closed, as nginx reuses
+**     its idle keep-alive connections); with none idle, it gets 503 and is
+**     closed. So idle connections never keep a working client out, and the
+**     server never runs out of descriptors if the cap is under the limit.
 */
 #include "internal.h"
 #include "taal_http.h"
@@ -22,10 +38,23 @@
 
 enum { PIECE = 16384 };
 
-typedef struct conn_frame {
+/* The defaults of the site's limits. */
+#define HEADER_TIMEOUT 10.0
+#define IDLE_TIMEOUT 5.0
+#define MAX_CONNECTIONS 256
+
+typedef struct taal_http_conn {
     taal_coro co;
-    taal_stream *stream;          /* the connection (taal_start_server sets it) */
-    taal_http_site *site;         /* what to serve */
+    taal_stream *stream;  /* the connection (taal_start_server sets it) */
+    taal_http_site *site; /* what to serve */
+    taal_task *task;      /* the task serving it */
+    struct taal_http_conn *idle_prev, *idle_next; /* in the site's idle list */
+    bool idle;                    /* on it: waiting for a request's first byte */
+    bool kept;                    /* a request was answered on it before */
+    bool started;                 /* the request's first byte has come */
+    bool idle_done;               /* and the wait was moved to header_timeout */
+    taal_timeout timeout;         /* the wait for one request */
+    int rc;                       /* what parsing said last */
     http_parser parser;           /* the request being read */
     const taal_http_route *route; /* its response, or NULL: 404 */
     bool head;                    /* a HEAD request: no body */
@@ -47,10 +76,12 @@ static const char *reason(int status)
     case 200: return "OK";
     case 400: return "Bad Request";
     case 404: return "Not Found";
+    case 408: return "Request Timeout";
     case 413: return "Content Too Large";
     case 414: return "URI Too Long";
     case 431: return "Request Header Fields Too Large";
     case 501: return "Not Implemented";
+    case 503: return "Service Unavailable";
     case 505: return "HTTP Version Not Supported";
     default: return "Unknown";
     }
@@ -73,6 +104,8 @@ static int parse_some(conn_frame *f)
 {
     const char *data;
     size_t len = taal_stream_peek(f->stream, &data);
+    if (len > 0)
+        f->started = true;
     for (;;) {
         http_event ev;
         int rc = http_parse(&f->parser, data, len, &ev);
@@ -114,7 +147,8 @@ static bool append(conn_frame *f, size_t *used, const char *format, ...)
 }
 
 /* Queues the status line and headers of `route` (or of an error status
- * with an empty body), and sets up the body. TAAL_ELIMIT for a head that
+ * with an empty body, which also ends the connection), and sets up the
+ * body. TAAL_ELIMIT for a head that
  * does not fit in the line (taal_http_serve() refuses the routes that
  * would make one). */
 static int start_response(conn_frame *f, const taal_http_route *route, int status)
@@ -123,6 +157,8 @@ static int start_response(conn_frame *f, const taal_http_route *route, int statu
     f->length = route != NULL ? (route->length ? route->length : strlen(route->body)) : 0;
     f->repeat = route != NULL && route->repeat ? route->repeat : 1;
     f->chunked = route != NULL && route->chunked;
+    if (route == NULL)
+        f->keep = f->head = false;
     if (f->head)
         f->repeat = 0;
     size_t used = 0;
@@ -166,6 +202,60 @@ static int next_piece(conn_frame *f)
     return rc;
 }
 
+/* ---- the limits ---------------------------------------------------------------- */
+
+static double limit_or(double value, double default_value)
+{
+    return value > 0 ? value : default_value;
+}
+
+/* The connections waiting for a request's first byte, the longest idle
+ * first: the ones to close when a new connection needs room. */
+static void idle_add(conn_frame *f)
+{
+    taal_http_site *site = f->site;
+    f->idle = true;
+    f->idle_next = NULL;
+    f->idle_prev = site->idle_last;
+    if (site->idle_last != NULL)
+        site->idle_last->idle_next = f;
+    else
+        site->idle_first = f;
+    site->idle_last = f;
+}
+
+static void idle_remove(conn_frame *f)
+{
+    taal_http_site *site = f->site;
+    if (!f->idle)
+        return;
+    if (f->idle_prev != NULL)
+        f->idle_prev->idle_next = f->idle_next;
+    else
+        site->idle_first = f->idle_next;
+    if (f->idle_next != NULL)
+        f->idle_next->idle_prev = f->idle_prev;
+    else
+        site->idle_last = f->idle_prev;
+    f->idle = false;
+}
+
+/* A new connection over the cap: room is made by cancelling the connection
+ * idle longest (it closes as it wakes), or there is none. */
+static bool make_room(taal_http_site *site)
+{
+    size_t cap = site->max_connections ? site->max_connections : MAX_CONNECTIONS;
+    if (site->active <= cap)
+        return true;
+    conn_frame *victim = site->idle_first;
+    if (victim == NULL)
+        return false;
+    idle_remove(victim);
+    taal_task_cancel(victim->task);
+    site->evicted++;
+    return true;
+}
+
 static void note_peak(conn_frame *f)
 {
     if (f->stream->peak > f->site->peak)
@@ -178,24 +268,56 @@ static int conn_body(taal_coro *self)
     int rc;
     TAAL_BEGIN(f);
     http_parser_init(&f->parser, HTTP_REQUEST, NULL);
+    f->task = taal_current_task();
+    f->site->active++;
+    if (!make_room(f->site)) { /* full of connections that are all busy */
+        f->site->refused++;
+        start_response(f, NULL, 503);
+        goto close;
+    }
     for (;;) {
-        rc = parse_some(f);
-        if (rc == HTTP_NEED_MORE) {
-            TAAL_STREAM_FILL_STATUS(f->st, f->stream, f->have);
-            if (f->st == TAAL_EEOF && http_parse_eof(&f->parser) == HTTP_CLOSED)
-                break; /* the client is done: a clean end */
-            if (f->st != TAAL_OK) {
-                f->site->last_error = f->st;
-                break;
+        /* 1. A request, within its time: a kept-alive connection waits
+         * idle_timeout for its first byte, then header_timeout for the
+         * rest; a new one, header_timeout for all of it. */
+        f->started = false;
+        f->st = taal_timeout_open(
+            &f->timeout, f->kept ? limit_or(f->site->idle_timeout, IDLE_TIMEOUT)
+                                 : limit_or(f->site->header_timeout, HEADER_TIMEOUT));
+        if (f->st != TAAL_OK)
+            break;
+        while ((f->rc = parse_some(f)) == HTTP_NEED_MORE) {
+            if (f->started && f->kept && !f->idle_done) {
+                f->idle_done = true; /* the first byte came: the head's clock now */
+                taal_timeout_reschedule(
+                    &f->timeout, taal_loop_time(taal_running_loop()) +
+                                     limit_or(f->site->header_timeout, HEADER_TIMEOUT));
             }
-            continue;
+            if (!f->started)
+                idle_add(f);
+            TAAL_STREAM_FILL_STATUS(f->st, f->stream, f->have);
+            idle_remove(f);
+            if (f->st != TAAL_OK)
+                break;
         }
-        if (rc < 0) { /* a bad request: say which status, and hang up */
-            f->keep = false;
-            f->head = false;
-            start_response(f, NULL, http_error_status(rc));
+        f->st = taal_timeout_close(&f->timeout, f->st);
+        if (f->st == TAAL_ETIMEDOUT) {
+            f->site->timeouts++;
+            if (f->started) /* a request begun and not finished: say why */
+                start_response(f, NULL, 408);
             break;
         }
+        if (f->st == TAAL_EEOF && http_parse_eof(&f->parser) == HTTP_CLOSED)
+            break; /* the client is done: a clean end */
+        if (f->st != TAAL_OK) {
+            f->site->last_error = f->st;
+            break;
+        }
+        if (f->rc < 0) { /* a bad request: say which status, and hang up */
+            start_response(f, NULL, http_error_status(f->rc));
+            break;
+        }
+
+        /* 2. Its response, a piece at a time. */
         f->keep = f->parser.keep_alive;
         f->st = start_response(f, f->route, f->route->status);
         while (f->st == TAAL_OK && (rc = next_piece(f)) == TAAL_OK) {
@@ -217,8 +339,12 @@ static int conn_body(taal_coro *self)
         if (!f->keep || f->st != TAAL_OK)
             break;
         http_parser_reset(&f->parser);
+        f->kept = true;
+        f->idle_done = false;
     }
+close:
     TAAL_STREAM_CLOSE_STATUS(f->st, f->stream);
+    f->site->active--;
     TAAL_END();
 }
 

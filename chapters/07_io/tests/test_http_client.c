@@ -58,7 +58,7 @@ TEST(many_requests_at_once_share_one_keep_alive_connection_and_get_their_own_res
     memset(big, 'b', sizeof big);
     taal_loop loop;
     open_loop(&loop);
-    taal_http_site site = {routes, 3, 0, 0, 0, 0};
+    taal_http_site site = {.routes = routes, .count = 3};
     taal_server *server = NULL;
     CHECK_EQ(taal_http_serve(&loop, "127.0.0.1", 0, &site, &server), TAAL_OK);
     session_test t = {.port = server->port,
