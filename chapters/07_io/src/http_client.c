@@ -410,7 +410,7 @@ static int parse_some(taal_http_get *g)
         }
         if (rc == HTTP_MESSAGE_DONE)
             return rc;
-        if (rc == HTTP_HEADERS_DONE && !p->keep_alive)
+        if (rc == HTTP_HEADERS_DONE && p->status_code >= 200 && !p->keep_alive)
             g->host->closing = true; /* the last response: send no more */
         if (!g->response)
             continue;
