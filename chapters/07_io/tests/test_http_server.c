@@ -339,7 +339,7 @@ TEST(the_server_survives_a_crowd_and_still_answers_a_normal_client_within_a_seco
     static char big[1 << 20];
     memset(big, 'b', sizeof big);
     const taal_http_route routes[] = {{"/", 200, NULL, "home\n", 0, 0, false},
-                                      {"/big", 200, NULL, big, sizeof big, 0, false}};
+                                      {"/big", 200, NULL, big, sizeof big, 4, false}};
     taal_http_site site = {.routes = routes, .count = 2};
     size_t count = idle_count + loris_count + 4;
     client *c = calloc(count, sizeof *c);
@@ -368,6 +368,7 @@ TEST(the_server_survives_a_crowd_and_still_answers_a_normal_client_within_a_seco
     CHECK_EQ(flood_status, 400);
     CHECK_EQ(ended, (int)(idle_count + loris_count)); /* the server ended them all */
     CHECK(site.evicted > 0);
+    CHECK(site.drains > 0); /* the client that never read held its handler */
     CHECK_EQ(site.active, 0);
 }
 
