@@ -242,11 +242,13 @@ typedef struct taal_http_site {
     double idle_timeout;    /**< seconds a kept-alive connection may wait for
                                  the first byte of its next request; then it is
                                  closed [5] */
-    size_t max_connections; /**< connections served at once [256]; one more
-                                 takes the place of the connection idle
+    size_t max_connections; /**< connections served at once [256, or the soft
+                                 RLIMIT_NOFILE less 16 if that is lower]; one
+                                 more takes the place of the connection idle
                                  longest (it is closed), or, none being idle,
                                  gets 503 and is closed. Keep it under the
-                                 descriptor limit (RLIMIT_NOFILE) */
+                                 descriptor limit: at EMFILE, nothing makes
+                                 room */
 
     /* What the limits did. */
     size_t active;   /**< connections open now */

@@ -29,10 +29,13 @@
 **     closed. So idle connections never keep a working client out, and the
 **     server never runs out of descriptors if the cap is under the limit.
 */
+#define _POSIX_C_SOURCE 200809L
+
 #include "internal.h"
 #include "taal_http.h"
 
 #include <stdarg.h>
+#include <sys/resource.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -42,12 +45,15 @@ enum { PIECE = 16384 };
 #define HEADER_TIMEOUT 10.0
 #define IDLE_TIMEOUT 5.0
 #define MAX_CONNECTIONS 256
+/* Descriptors the default cap leaves to the rest of the process. */
+#define SPARE_DESCRIPTORS 16
 
 typedef struct taal_http_conn {
     taal_coro co;
     taal_stream *stream;  /* the connection (taal_start_server sets it) */
     taal_http_site *site; /* what to serve */
     taal_task *task;      /* the task serving it */
+    size_t cap;           /* the site's max_connections, or the default */
     struct taal_http_conn *idle_prev, *idle_next; /* in the site's idle list */
     bool idle;                    /* on it: waiting for a request's first byte */
     bool kept;                    /* a request was answered on it before */
@@ -240,11 +246,24 @@ static void idle_remove(conn_frame *f)
     f->idle = false;
 }
 
+/* The default cap: MAX_CONNECTIONS, or fewer if the process may not open
+ * that many descriptors, so that the server stops at its cap, where idle
+ * connections make room, before accept() fails with EMFILE, where nothing
+ * does. */
+static size_t default_cap(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
+        rl.rlim_cur >= MAX_CONNECTIONS + SPARE_DESCRIPTORS)
+        return MAX_CONNECTIONS;
+    return rl.rlim_cur > SPARE_DESCRIPTORS + 1 ? (size_t)rl.rlim_cur - SPARE_DESCRIPTORS
+                                               : 1;
+}
+
 /* A new connection over the cap: room is made by cancelling the connection
  * idle longest (it closes as it wakes), or there is none. */
-static bool make_room(taal_http_site *site)
+static bool make_room(taal_http_site *site, size_t cap)
 {
-    size_t cap = site->max_connections ? site->max_connections : MAX_CONNECTIONS;
     if (site->active <= cap)
         return true;
     conn_frame *victim = site->idle_first;
@@ -270,7 +289,7 @@ static int conn_body(taal_coro *self)
     http_parser_init(&f->parser, HTTP_REQUEST, NULL);
     f->task = taal_current_task();
     f->site->active++;
-    if (!make_room(f->site)) { /* full of connections that are all busy */
+    if (!make_room(f->site, f->cap)) { /* full of connections that are all busy */
         f->site->refused++;
         start_response(f, NULL, 503);
         goto close;
@@ -374,7 +393,9 @@ int taal_http_serve(taal_loop *loop, const char *host, int port, taal_http_site 
     for (size_t i = 0; i < site->count; i++)
         if (!route_valid(&site->routes[i]))
             return TAAL_EINVAL;
-    conn_frame frame = {.site = site};
+    conn_frame frame = {.site = site,
+                        .cap = site->max_connections ? site->max_connections
+                                                     : default_cap()};
     return taal_start_server(loop, host, port, conn_body, &frame, sizeof frame,
                              offsetof(conn_frame, stream), server);
 }

@@ -7,7 +7,12 @@
 */
 #include "http_support.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
 #include <sys/resource.h>
+#include <sys/time.h>
+#include <sys/wait.h>
 
 /* A raw client: connects, writes `request` (`len` bytes, or strlen), and
  * reads what comes back until the server closes, into `out` (at most
@@ -372,11 +377,98 @@ TEST(the_server_survives_a_crowd_and_still_answers_a_normal_client_within_a_seco
     CHECK_EQ(site.active, 0);
 }
 
+/* ---- few descriptors ------------------------------------------------------------ */
+
+typedef struct sleeper {
+    taal_coro co;
+    double seconds;
+} sleeper;
+
+static int sleeper_body(taal_coro *self)
+{
+    sleeper *f = (sleeper *)self;
+    TAAL_BEGIN(f);
+    TAAL_SLEEP(f->seconds);
+    TAAL_END();
+}
+
+/* A blocking client socket connected to 127.0.0.1:port, or -1. */
+static int dial(int port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in to = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (fd >= 0 && connect(fd, (struct sockaddr *)&to, sizeof to) != 0) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
+/* The issue's case: with the descriptor limit at 40, idle connections took
+ * every descriptor, and the server sat in its EMFILE retry while a normal
+ * client waited in the kernel's queue. The default cap now follows the
+ * limit (40 less 16), so the server stops at its cap, where an idle
+ * connection makes room, before it runs out. The server runs in a child
+ * process, which lowers its own limit (and is killed at the end); the
+ * clients are plain blocking sockets of the test's. */
+TEST(with_few_descriptors_the_default_cap_keeps_idle_connections_from_starving_a_client)
+{
+    int port_pipe[2];
+    CHECK_EQ(pipe(port_pipe), 0);
+    pid_t child = fork();
+    CHECK(child >= 0);
+    if (child == 0) {
+        close(port_pipe[0]);
+        struct rlimit rl;
+        getrlimit(RLIMIT_NOFILE, &rl);
+        rl.rlim_cur = 40;
+        setrlimit(RLIMIT_NOFILE, &rl);
+        taal_loop loop;
+        taal_loop_options options = {.clock = TAAL_CLOCK_MONOTONIC};
+        taal_http_site site = {.routes = home, .count = 1};
+        taal_server *server = NULL;
+        int port = -1;
+        if (taal_loop_init(&loop, &options) == TAAL_OK &&
+            taal_http_serve(&loop, "127.0.0.1", 0, &site, &server) == TAAL_OK)
+            port = server->port;
+        if (write(port_pipe[1], &port, sizeof port) != sizeof port || port < 0)
+            _exit(1);
+        run_task(&loop, sleeper_body, &(sleeper){.seconds = 8}, sizeof(sleeper));
+        _exit(0);
+    }
+    close(port_pipe[1]);
+    int port = -1;
+    CHECK_EQ(read(port_pipe[0], &port, sizeof port), (ssize_t)sizeof port);
+    close(port_pipe[0]);
+    CHECK(port > 0);
+    int idle[40];
+    for (int i = 0; i < 40; i++)
+        idle[i] = dial(port);
+    int fd = dial(port);
+    CHECK(fd >= 0);
+    struct timeval wait = {.tv_sec = 3};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof wait);
+    char answer[64] = {0};
+    CHECK_EQ(send(fd, "GET / HTTP/1.1\r\n\r\n", 18, 0), 18);
+    ssize_t got = recv(fd, answer, sizeof answer - 1, 0);
+    close(fd);
+    for (int i = 0; i < 40; i++)
+        if (idle[i] >= 0)
+            close(idle[i]);
+    kill(child, SIGKILL);
+    waitpid(child, NULL, 0);
+    CHECK(got >= 12);
+    CHECK(strncmp(answer, "HTTP/1.1 200", 12) == 0);
+}
+
 static const taal_test tests[] = {
     TEST_ENTRY(a_route_whose_head_would_not_fit_or_would_inject_a_header_is_refused),
     TEST_ENTRY(the_longest_content_type_allowed_is_sent_whole),
     TEST_ENTRY(
         a_flood_of_empty_lines_before_a_request_gets_400_and_the_connection_closes),
+    TEST_ENTRY(
+        with_few_descriptors_the_default_cap_keeps_idle_connections_from_starving_a_client),
     TEST_ENTRY(a_request_that_never_ends_gets_408_after_the_header_timeout),
     TEST_ENTRY(silent_connections_are_closed_after_their_timeouts),
     TEST_ENTRY(over_the_connection_cap_the_longest_idle_goes_or_the_newcomer_gets_503),
