@@ -330,9 +330,11 @@ TEST(the_server_survives_a_crowd_and_still_answers_a_normal_client_within_a_seco
     CHECK_EQ(getrlimit(RLIMIT_NOFILE, &rl), 0);
     rlim_t want = 3 * (IDLE_COUNT + LORIS_COUNT) + 256;
     if (rl.rlim_cur < want) {
-        rl.rlim_cur =
+        struct rlimit raised = rl;
+        raised.rlim_cur =
             rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= want ? want : rl.rlim_max;
-        CHECK_EQ(setrlimit(RLIMIT_NOFILE, &rl), 0);
+        if (setrlimit(RLIMIT_NOFILE, &raised) == 0) /* valgrind may refuse */
+            rl = raised;
     }
     if (rl.rlim_cur < want) { /* a hard limit too low: scale the crowd down */
         double scale = (double)(rl.rlim_cur - 256) / (double)(want - 256);
