@@ -66,7 +66,7 @@ static int http_main_body(taal_coro *self)
     int rc;
     TAAL_BEGIN(f);
     memset(body, 'h', sizeof body);
-    f->site = (taal_http_site){routes, 1, 0, 0, 0, 0};
+    f->site = (taal_http_site){.routes = routes, .count = 1};
     rc = taal_http_serve(loop, "127.0.0.1", 0, &f->site, &f->server);
     if (rc == TAAL_OK)
         rc = taal_http_session_open(&f->session);

@@ -139,7 +139,8 @@ static int api_client_body(taal_coro *self)
     api_client *f = (api_client *)self;
     TAAL_BEGIN(f);
     f->down_fd = -1;
-    f->site = (taal_http_site){routes, sizeof routes / sizeof routes[0], 0, 0, 0, 0};
+    f->site =
+        (taal_http_site){.routes = routes, .count = sizeof routes / sizeof routes[0]};
     f->st = start(f);
     if (f->st != TAAL_OK)
         TAAL_FAIL(f->st);

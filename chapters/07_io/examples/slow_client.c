@@ -52,7 +52,7 @@ static int slow_body(taal_coro *self)
     slow *f = (slow *)self;
     TAAL_BEGIN(f);
     memset(block, 'x', sizeof block);
-    f->site = (taal_http_site){routes, 1, 0, 0, 0, 0};
+    f->site = (taal_http_site){.routes = routes, .count = 1};
     f->st = taal_http_serve(taal_running_loop(), "127.0.0.1", 0, &f->site, &f->server);
     if (f->st != TAAL_OK)
         TAAL_FAIL(f->st);

@@ -162,6 +162,9 @@ typedef struct http_limits {
     uint64_t max_body;         /**< body bytes: the Content-Length, the sum of the
                                     chunk sizes, or what a read-to-close body
                                     received [16 MiB] */
+    size_t max_empty_lines;    /**< requests: empty lines skipped before a
+                                    request line; one more is
+                                    HTTP_EREQUEST_LINE [4] */
 } http_limits;
 
 /** The default limits. */
@@ -242,6 +245,7 @@ typedef struct http_parser {
     uint64_t declared;    /**< chunked: the sum of the chunk sizes so far */
     size_t fields;        /**< header and trailer fields so far */
     size_t field_bytes;   /**< their lines' bytes so far */
+    size_t empty_lines;   /**< empty lines skipped before the request line */
     bool has_length;      /**< a Content-Length header was seen */
     bool has_te;          /**< a Transfer-Encoding header was seen */
     bool te_other;        /**< it named a coding other than chunked */

@@ -25,6 +25,12 @@
 ** after it was sent leaves its response behind; the next reader reads it
 ** and drops it, so the connection stays usable.
 **
+** A response that says "Connection: close" is the last on its connection:
+** no request is written on it after that, and those already written behind
+** it, which the server does not process (RFC 9112 9.6), are sent again on
+** a new connection. Interim responses (1xx, such as 103 Early Hints) are
+** skipped: the request reads on to its final response (RFC 9110 15.2).
+**
 ** Names are never looked up in DNS (getaddrinfo blocks the loop): a
 ** session reaches the hosts it was told about with taal_http_session_map(),
 ** by numeric address, like an /etc/hosts of its own.
@@ -51,19 +57,26 @@
 
 /** A host a session can reach, and its one connection. */
 typedef struct taal_http_host {
-    char name[64];        /**< as in the URL: "api.example" or "api.example:8080" */
-    char address[48];     /**< the numeric address it stands for */
-    int port;             /**< and the port */
-    taal_stream *stream;  /**< its keep-alive connection, or NULL */
-    bool connecting;      /**< a request is opening the connection */
-    taal_event connected; /**< set when that attempt is over */
-    taal_lock turn;       /**< whose response is read next: the lock's FIFO
-                               is the order the requests were sent in */
-    uint32_t generation;  /**< which connection this is: a request sent on
-                               an older one has lost its response */
-    uint64_t next_ticket; /**< the number of the next request sent */
-    uint64_t next_read;   /**< the number of the response to read next */
-    http_parser parser;   /**< where that response's parsing is */
+    char name[64];         /**< as in the URL: "api.example" or "api.example:8080" */
+    char address[48];      /**< the numeric address it stands for */
+    int port;              /**< and the port */
+    taal_stream *stream;   /**< its keep-alive connection, or NULL */
+    bool connecting;       /**< a request is opening the connection */
+    taal_event connected;  /**< set when that attempt is over */
+    taal_lock turn;        /**< whose response is read next: the lock's FIFO
+                                is the order the requests were sent in */
+    uint32_t generation;   /**< which connection this is: a request sent on
+                                an older one has lost its response */
+    uint32_t closed_clean; /**< the last generation that ended after a
+                                response saying "Connection: close": the
+                                requests sent on it behind that response were
+                                never processed, and are sent again */
+    bool closing;          /**< the connection takes no more requests (a
+                                response said close, or a write on it failed);
+                                those in line still read what it brings */
+    uint64_t next_ticket;  /**< the number of the next request sent */
+    uint64_t next_read;    /**< the number of the response to read next */
+    http_parser parser;    /**< where that response's parsing is */
 } taal_http_host;
 
 /** A client session: aiohttp.ClientSession. Caller storage, in a task's
@@ -74,6 +87,9 @@ typedef struct taal_http_session {
     size_t host_count;                         /**< how many */
     http_limits limits;                        /**< bounds on every response */
     bool open;                                 /**< between open and close */
+    bool closing;                   /**< its `async with` exit is ending its requests */
+    struct taal_http_get *requests; /**< the requests in progress */
+    taal_event idle;                /**< set when the last of them has ended */
 } taal_http_session;
 
 /** Opens @p session on the running loop (call it inside a task). Responses
@@ -90,7 +106,12 @@ int taal_http_session_map(taal_http_session *session, const char *name,
 
 /** Closes @p session: its connections are closed (what they buffered is
  *  still sent). Every request must be over. TAAL_EBUSY (nothing closed) if
- *  one is still waiting; TAAL_EINVAL. Closing twice is harmless. */
+ *  one is still waiting; TAAL_EINVAL. Closing twice is harmless.
+ *
+ *  The session's `async with` exit does not refuse, as aiohttp's
+ *  `__aexit__` does not: it cancels the task of every request still in
+ *  progress (those requests end with TAAL_ECANCELLED), waits until they
+ *  have ended, and then closes. */
 int taal_http_session_close(taal_http_session *session);
 
 /** A GET request and its response: a coroutine to await directly (it is
@@ -102,43 +123,77 @@ typedef struct taal_http_get {
     const char *url;            /**< "http://host[:port]/path"; not copied */
 
     /* The response, once the await ended with TAAL_OK. */
-    int status_code; /**< e.g. 200, 404 */
+    int status_code; /**< e.g. 200, 404: the final response's, never a 1xx */
     char *body;      /**< the body, NUL-terminated; NULL if empty */
     size_t body_len; /**< its length */
     int http_error;  /**< the parser's result (HTTP_E...) behind TAAL_EPROTO,
                           TAAL_ELIMIT or TAAL_EEOF; HTTP_OK otherwise */
 
     /* Private: the request's progress. */
-    taal_http_host *host; /**< where it goes */
-    const char *path;     /**< the path in url */
-    taal_stream *stream;  /**< the connection it was sent on */
-    uint32_t generation;  /**< that connection's generation */
-    uint64_t ticket;      /**< its place in the order of requests */
-    size_t body_cap;      /**< the body's allocation */
-    size_t have;          /**< bytes buffered the parser could not use yet */
-    bool holding;         /**< it holds the host's turn */
-    bool response;        /**< the response being read is its own */
-    int st;               /**< the status of the last await */
-    char request[320];    /**< the request's bytes */
+    char *headers;                     /**< the response's fields, "name\0value\0" each */
+    size_t headers_len;                /**< the bytes of them */
+    size_t headers_cap;                /**< their allocation */
+    size_t header_count;               /**< how many fields */
+    taal_task *task;                   /**< the task it runs in */
+    struct taal_http_get *prev, *next; /**< in the session's requests */
+    taal_http_host *host;              /**< where it goes */
+    const char *path;                  /**< the path in url */
+    taal_stream *stream;               /**< the connection it was sent on */
+    uint32_t generation;               /**< that connection's generation */
+    uint64_t ticket;                   /**< its place in the order of requests */
+    size_t body_cap;                   /**< the body's allocation */
+    size_t have;                       /**< bytes buffered the parser could not use yet */
+    bool holding;                      /**< it holds the host's turn */
+    bool response;                     /**< the response being read is its own */
+    bool resend;                       /**< it must be sent again, on a new connection */
+    bool write_failed;                 /**< a write of it failed once already */
+    uint32_t waited;                   /**< the generation whose line it waited out */
+    int st;                            /**< the status of the last await */
+    char request[320];                 /**< the request's bytes */
 } taal_http_get;
 
 /** Prepares @p get to fetch @p url through @p session. TAAL_EINVAL. */
 int taal_http_get_init(taal_http_get *get, taal_http_session *session, const char *url);
 
-/** Frees the response body of @p get (harmless twice). */
+/** Frees the response body and headers of @p get (harmless twice). */
 void taal_http_get_free(taal_http_get *get);
 
-/** What a GET ends with, besides TAAL_OK (any status code is TAAL_OK: a
- *  404 is a response, as aiohttp does not raise for it either):
- *   - TAAL_EINVAL: not an http:// URL, or too long;
+/** How many header fields the response of @p get had (0 before it came,
+ *  and after taal_http_get_free()). Fields are kept in the order they
+ *  came, names as sent; trailers of a chunked body are not among them. */
+size_t taal_http_get_header_count(const taal_http_get *get);
+
+/** The @p index-th header field of the response: its name and value, both
+ *  NUL-terminated and owned by @p get. False (and NULLs) when there is no
+ *  such field. */
+bool taal_http_get_header_at(const taal_http_get *get, size_t index, const char **name,
+                             const char **value);
+
+/** The value of the first header field named @p name, compared ignoring
+ *  ASCII case (`response.headers["content-type"]`), or NULL if there is
+ *  none. */
+const char *taal_http_get_header(const taal_http_get *get, const char *name);
+
+/** What a GET ends with, besides TAAL_OK (any final status code is
+ *  TAAL_OK: a 404 is a response, as aiohttp does not raise for it either):
+ *   - TAAL_EINVAL: not an http:// URL, or too long; or the session is not
+ *     open (or its exit is closing it);
  *   - TAAL_EADDR: a host the session was not told about (no DNS);
  *   - the connect's: TAAL_ECONNREFUSED, TAAL_EMFILE, ...;
  *   - TAAL_EEOF: the server closed before the response was complete;
- *   - TAAL_EPROTO: a malformed response; TAAL_ELIMIT: one over a bound
+ *   - TAAL_EPROTO: a malformed response, or a 101 Switching Protocols
+ *     (http_error HTTP_ESTATUS_CODE: no GET here asks to switch);
+ *     TAAL_ELIMIT: one over a bound, such as a body that never ends
  *     (http_error says which); the connection is then closed;
- *   - TAAL_ECONNABORTED: the connection the request was sent on failed or
- *     was closed before its response came;
- *   - TAAL_ECANCELLED (or TAAL_ETIMEDOUT from a timeout scope around it);
+ *   - TAAL_ECONNABORTED: the connection the request was sent on failed
+ *     (reset, a read error, a response before it that was malformed) or
+ *     was closed before its response came; or writing it failed twice,
+ *     on two connections. A request behind a response that said
+ *     "Connection: close", or whose write failed once, is not aborted: it
+ *     is sent again on a new connection;
+ *   - TAAL_ECANCELLED (or TAAL_ETIMEDOUT from a timeout scope around it),
+ *     also when the session's `async with` exit ends it;
+ *   - TAAL_EWFULL: too many requests written and not yet sent;
  *   - TAAL_ENOMEM. */
 /** @} */
 
@@ -152,19 +207,25 @@ void taal_http_get_free(taal_http_get *get);
  *  @{
  */
 
+/** The longest content type a route may have. */
+#define TAAL_HTTP_MAX_CONTENT_TYPE 128
+
 /** One fixed response. */
 typedef struct taal_http_route {
     const char *path;         /**< the request target it answers, exactly */
-    int status;               /**< its status code */
-    const char *content_type; /**< NULL: text/plain */
+    int status;               /**< its status code, 100 to 999 */
+    const char *content_type; /**< NULL: text/plain; at most
+                                   TAAL_HTTP_MAX_CONTENT_TYPE bytes, no
+                                   control bytes (no CR, no LF) */
     const char *body;         /**< the body */
     size_t length;            /**< its length; 0: strlen(body) */
     size_t repeat;            /**< send the body this many times over (0: once) */
     bool chunked;             /**< send it with Transfer-Encoding: chunked */
 } taal_http_route;
 
-/** What a server serves, and what it saw. Caller storage that must outlive
- *  the server. A path with no route gets 404 "not found\n". */
+/** What a server serves, its limits, and what it saw. Caller storage that
+ *  must outlive the server. A path with no route gets 404 "not found\n".
+ *  A limit left 0 takes its default, in brackets. */
 typedef struct taal_http_site {
     const taal_http_route *routes; /**< the responses */
     size_t count;                  /**< how many */
@@ -172,11 +233,40 @@ typedef struct taal_http_site {
     size_t drains;                 /**< times a handler waited in drain */
     size_t peak;                   /**< the most any connection buffered to send */
     int last_error;                /**< the last connection error (TAAL_EPIPE...) */
+
+    /* The limits: what a client may hold, and for how long. */
+    double header_timeout;  /**< seconds for a whole request to arrive, from its
+                                 first byte (on a new connection, from the
+                                 connection's start); then 408, and the
+                                 connection is closed [10] */
+    double idle_timeout;    /**< seconds a kept-alive connection may wait for
+                                 the first byte of its next request; then it is
+                                 closed [5] */
+    size_t max_connections; /**< connections served at once [256, or the soft
+                                 RLIMIT_NOFILE less 16 if that is lower]; one
+                                 more takes the place of the connection idle
+                                 longest (it is closed), or, none being idle,
+                                 gets 503 and is closed. Keep it under the
+                                 descriptor limit: at EMFILE, nothing makes
+                                 room */
+
+    /* What the limits did. */
+    size_t active;   /**< connections open now */
+    size_t timeouts; /**< connections closed by one of the timeouts */
+    size_t evicted;  /**< idle connections closed to make room for a new one */
+    size_t refused;  /**< connections answered 503 for want of room */
+
+    /* Private: the connections waiting for a request's first byte, the
+     * longest waiting first. */
+    struct taal_http_conn *idle_first, *idle_last;
 } taal_http_site;
 
 /** Starts serving @p site on the numeric @p host and @p port (0: any; read
  *  it in (*server)->port). Close it as any server (taal.h:
- *  TAAL_SERVER_CLOSE_STATUS). The errors of taal_start_server(). */
+ *  TAAL_SERVER_CLOSE_STATUS). TAAL_EINVAL for a route that breaks the rules
+ *  of taal_http_route (no path or body, a status not of three digits, a
+ *  content type too long or with a control byte); the errors of
+ *  taal_start_server(). */
 int taal_http_serve(taal_loop *loop, const char *host, int port, taal_http_site *site,
                     taal_server **server);
 /** @} */

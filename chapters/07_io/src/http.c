@@ -136,6 +136,7 @@ http_limits http_limits_default(void)
         .max_chunk_digits = 16,
         .max_chunk_line = 1024,
         .max_body = (uint64_t)16 << 20,
+        .max_empty_lines = 4,
     };
     return limits;
 }
@@ -371,8 +372,10 @@ static int parse_request_line(http_parser *p, const char *line, size_t len,
 
 /*
 ** The first line of a message. A server ignores empty lines before a
-** request line (RFC 9112 2.2: some clients send a CRLF after a POST body);
-** a client has no such excuse for a response.
+** request line (RFC 9112 2.2: some clients send a CRLF after a POST body),
+** but only a few: each is consumed, so without a bound a peer could send
+** CRLFs forever and never be told no. A client has no such excuse for a
+** response.
 */
 static int on_start_line(http_parser *p, const char *in, size_t n, http_event *ev)
 {
@@ -381,6 +384,9 @@ static int on_start_line(http_parser *p, const char *in, size_t n, http_event *e
     if (rc != HTTP_OK)
         return rc;
     if (len == 0 && p->kind == HTTP_REQUEST) {
+        if (p->empty_lines == p->limits.max_empty_lines)
+            return HTTP_EREQUEST_LINE;
+        p->empty_lines++;
         take(ev, 2);
         return STEP_AGAIN;
     }

@@ -20,13 +20,25 @@
 **
 ** Step 3 is the reason the parser is a pull parser (http.h): the request
 ** parses, awaits more bytes, and parses on, and can stop at any await and
-** leave the parser to someone else.
+** leave the parser to someone else. Interim responses (1xx) are read and
+** skipped on the way: a request's response is its final one.
 **
-** What breaks a connection: a malformed response, the server closing it
-** mid-response, a response that says "Connection: close". Then the host's
-** generation moves on, and every request still in line that was sent on
-** the old connection fails with TAAL_ECONNABORTED: its response will never
-** come. The next request opens a new connection.
+** What ends a connection: a response that says "Connection: close" (it is
+** the last one the server sends), a malformed response, the server closing
+** it mid-response, a read error. Then the host's generation moves on, and
+** every request still in line that was sent on the old connection learns
+** that its response will never come there. After a "close", that is no
+** failure: the server did not process the requests behind it (RFC 9112
+** 9.6), so each is sent again on a new connection. After anything else the
+** request fails with TAAL_ECONNABORTED: the server may have acted on it.
+**
+** A connection that is closing takes no new requests: from the moment a
+** response's headers say "close", or a write on it fails, a request that
+** comes waits until the line of those sent on it has been read (it takes
+** the turn, and gives it back), then opens a new connection. A failed
+** write never closes the connection under the request reading from it:
+** what the server sent before is still read, and a complete response is
+** still its request's.
 */
 #include "internal.h"
 #include "taal_http.h"
@@ -47,6 +59,9 @@ int taal_http_session_open(taal_http_session *session)
     session->loop = loop;
     session->limits = http_limits_default();
     session->limits.max_body = TAAL_HTTP_MAX_BODY;
+    int rc = taal_event_init(&session->idle, loop, "http session");
+    if (rc != TAAL_OK)
+        return rc;
     session->open = true;
     return TAAL_OK;
 }
@@ -94,6 +109,7 @@ static void host_break(taal_http_host *h)
     if (h->stream != NULL)
         taal_stream_abort(h->stream);
     h->stream = NULL;
+    h->closing = false;
     h->generation++;
 }
 
@@ -108,6 +124,8 @@ int taal_http_session_close(taal_http_session *session)
         if (h->connecting || taal_lock_locked(&h->turn))
             return TAAL_EBUSY;
     }
+    if (session->requests != NULL)
+        return TAAL_EBUSY;
     for (size_t i = 0; i < session->host_count; i++) {
         taal_http_host *h = &session->hosts[i];
         if (h->stream != NULL)
@@ -116,14 +134,18 @@ int taal_http_session_close(taal_http_session *session)
         taal_lock_destroy(&h->turn);
         taal_event_destroy(&h->connected);
     }
+    taal_event_destroy(&session->idle);
     session->open = false;
+    session->closing = false;
     return TAAL_OK;
 }
 
 /* `async with session:` (chapter 06's TAAL_ASYNC_WITH): the enter opens the
- * session and gives it as the block's value, the exit closes it. Neither
- * waits. An exit that finds a request still waiting fails with TAAL_EBUSY
- * and leaves the session open: closing the loop closes its connections. */
+ * session and gives it as the block's value, the exit closes it. The enter
+ * never waits. The exit, as aiohttp's __aexit__, closes whatever is still
+ * in progress: it cancels the task of every request that has not ended,
+ * waits (on the session's `idle` event) until the last one has, and
+ * closes. Nothing new can start meanwhile: the session is `closing`. */
 static int session_enter(void *manager, taal_block *block, bool resumed)
 {
     (void)resumed;
@@ -136,8 +158,20 @@ static int session_enter(void *manager, taal_block *block, bool resumed)
 static int session_exit(void *manager, taal_block *block, bool resumed)
 {
     (void)block;
-    (void)resumed;
-    return taal_http_session_close(manager);
+    taal_http_session *session = manager;
+    if (resumed) {
+        int rc = taal__handed();
+        if (rc != TAAL_OK)
+            return rc; /* the exit itself was cancelled: still closing */
+    } else if (session->open && session->requests != NULL) {
+        session->closing = true;
+        taal_event_clear(&session->idle);
+        for (taal_http_get *g = session->requests; g != NULL; g = g->next)
+            taal_task_cancel(g->task);
+    }
+    if (session->requests != NULL)
+        return taal__event_wait(&session->idle);
+    return taal_http_session_close(session);
 }
 
 const taal_actx_type taal__http_session_actx = {"http session", session_enter,
@@ -165,6 +199,48 @@ void taal_http_get_free(taal_http_get *get)
     taal__free(get->body);
     get->body = NULL;
     get->body_len = get->body_cap = 0;
+    taal__free(get->headers);
+    get->headers = NULL;
+    get->headers_len = get->headers_cap = get->header_count = 0;
+}
+
+/* The fields are one buffer of "name\0value\0" pairs, in order: a walk from
+ * the start finds the index-th (at most max_headers of them). */
+bool taal_http_get_header_at(const taal_http_get *get, size_t index, const char **name,
+                             const char **value)
+{
+    if (name != NULL)
+        *name = NULL;
+    if (value != NULL)
+        *value = NULL;
+    if (get == NULL || index >= get->header_count)
+        return false;
+    const char *at = get->headers;
+    for (size_t i = 0; i < index; i++) {
+        at += strlen(at) + 1; /* the name */
+        at += strlen(at) + 1; /* the value */
+    }
+    if (name != NULL)
+        *name = at;
+    if (value != NULL)
+        *value = at + strlen(at) + 1;
+    return true;
+}
+
+size_t taal_http_get_header_count(const taal_http_get *get)
+{
+    return get == NULL ? 0 : get->header_count;
+}
+
+const char *taal_http_get_header(const taal_http_get *get, const char *name)
+{
+    const char *field, *value;
+    if (name == NULL)
+        return NULL;
+    for (size_t i = 0; taal_http_get_header_at(get, i, &field, &value); i++)
+        if (http_span_is((http_span){field, strlen(field)}, name))
+            return value;
+    return NULL;
 }
 
 /* "http://host[:port]/path": the host as the session knows it, the path
@@ -172,7 +248,8 @@ void taal_http_get_free(taal_http_get *get)
 static int parse_url(taal_http_get *g)
 {
     static const char scheme[] = "http://";
-    if (!g->session->open || strncmp(g->url, scheme, sizeof scheme - 1) != 0)
+    if (!g->session->open || g->session->closing ||
+        strncmp(g->url, scheme, sizeof scheme - 1) != 0)
         return TAAL_EINVAL;
     const char *authority = g->url + sizeof scheme - 1;
     const char *slash = strchr(authority, '/');
@@ -191,6 +268,37 @@ static void host_attach(taal_http_host *h, taal_stream *stream)
     http_parser_reset(&h->parser);
 }
 
+/* A request in progress is on the session's list, which its exit walks. */
+static void track(taal_http_get *g)
+{
+    taal_http_session *session = g->session;
+    g->task = taal_current_task();
+    g->prev = NULL;
+    g->next = session->requests;
+    if (session->requests != NULL)
+        session->requests->prev = g;
+    session->requests = g;
+}
+
+/* Off the list; the last one off tells a waiting exit. */
+static void untrack(taal_http_get *g)
+{
+    taal_http_session *session = g->session;
+    if (g->prev != NULL)
+        g->prev->next = g->next;
+    else
+        session->requests = g->next;
+    if (g->next != NULL)
+        g->next->prev = g->prev;
+    g->prev = g->next = NULL;
+    if (session->requests == NULL)
+        taal_event_set(&session->idle);
+}
+
+/* Writes the request on the host's connection. A write that fails because
+ * the connection failed (reset, broken pipe) sent nothing of this request:
+ * the connection is closing, not broken, since a request before this one
+ * may still be reading its response from it. */
 static int send_request(taal_http_get *g)
 {
     taal_http_host *h = g->host;
@@ -200,7 +308,8 @@ static int send_request(taal_http_get *g)
         return TAAL_EINVAL; /* a path that long: refuse rather than cut it */
     int rc = taal_stream_write(h->stream, g->request, (size_t)n);
     if (rc != TAAL_OK) {
-        host_break(h);
+        if (rc != TAAL_EWFULL && rc != TAAL_ENOMEM)
+            h->closing = true;
         return rc;
     }
     g->stream = h->stream;
@@ -229,6 +338,31 @@ static int keep_body(taal_http_get *g, http_span piece)
     return TAAL_OK;
 }
 
+/* Keeps a header field of the request's own response, growing the buffer
+ * by doubling (the parser bounds the fields' count and bytes). */
+static int keep_header(taal_http_get *g, http_span name, http_span value)
+{
+    size_t need = g->headers_len + name.len + value.len + 2;
+    if (need > g->headers_cap) {
+        size_t cap = g->headers_cap ? g->headers_cap : 256;
+        while (cap < need)
+            cap *= 2;
+        char *headers = taal__realloc(g->headers, cap);
+        if (headers == NULL)
+            return TAAL_ENOMEM;
+        g->headers = headers;
+        g->headers_cap = cap;
+    }
+    char *at = g->headers + g->headers_len;
+    memcpy(at, name.at, name.len);
+    at[name.len] = '\0';
+    memcpy(at + name.len + 1, value.at, value.len);
+    at[name.len + 1 + value.len] = '\0';
+    g->headers_len = need;
+    g->header_count++;
+    return TAAL_OK;
+}
+
 /* A parser error as the request's status. */
 static int failed(taal_http_get *g, int error)
 {
@@ -244,7 +378,12 @@ static int failed(taal_http_get *g, int error)
 ** Parses what the connection has buffered, taking out what the parser used.
 ** Returns HTTP_MESSAGE_DONE, HTTP_NEED_MORE (with g->have, the bytes of an
 ** unfinished line it must see again), or a taal error. The response's
-** status and body are kept only if it is the request's own.
+** status, headers and body are kept only if it is the request's own.
+**
+** An interim response (1xx) ends at its empty line, and the final one
+** follows on the same connection: it is skipped, whosever it is (RFC 9110
+** 15.2), and what it said is forgotten. 101 Switching Protocols is the one
+** 1xx that is final, and changes the protocol: no GET here asks for that.
 */
 static int parse_some(taal_http_get *g)
 {
@@ -261,25 +400,44 @@ static int parse_some(taal_http_get *g)
             g->have = len;
             return HTTP_NEED_MORE;
         }
-        if (rc == HTTP_MESSAGE_DONE)
-            return rc;
         if (rc < 0)
             return failed(g, rc);
-        if (rc == HTTP_STATUS_LINE && g->response)
+        if (rc == HTTP_STATUS_LINE && p->status_code == 101)
+            return failed(g, HTTP_ESTATUS_CODE);
+        if (rc == HTTP_MESSAGE_DONE && p->status_code < 200) {
+            http_parser_reset(p); /* an interim response: the final one follows */
+            continue;
+        }
+        if (rc == HTTP_MESSAGE_DONE)
+            return rc;
+        if (rc == HTTP_HEADERS_DONE && p->status_code >= 200 && !p->keep_alive)
+            g->host->closing = true; /* the last response: send no more */
+        if (!g->response)
+            continue;
+        if (rc == HTTP_STATUS_LINE) {
             g->status_code = p->status_code;
-        if (rc == HTTP_BODY && g->response && keep_body(g, ev.body) != TAAL_OK)
+            g->headers_len = g->header_count = 0; /* an interim one's are gone */
+        }
+        if (rc == HTTP_HEADER && keep_header(g, ev.name, ev.value) != TAAL_OK)
+            return TAAL_ENOMEM;
+        if (rc == HTTP_BODY && keep_body(g, ev.body) != TAAL_OK)
             return TAAL_ENOMEM;
     }
 }
 
-/* A response is complete: the next one is the next request's; a response
- * that does not keep the connection alive ends it. */
+/* A response is complete: the next one is the next request's. A response
+ * that does not keep the connection alive ends it, cleanly: the requests
+ * behind it can be sent again. Bytes after the last response of all answer
+ * no request (a body longer than its Content-Length, a 204 with a body):
+ * they end the connection too, before they are read as a response. */
 static void response_done(taal_http_host *h)
 {
     bool keep = h->parser.keep_alive;
     h->next_read++;
     http_parser_reset(&h->parser);
     if (!keep)
+        h->closed_clean = h->generation;
+    if (!keep || (h->next_read == h->next_ticket && taal_stream_buffered(h->stream) > 0))
         host_break(h);
 }
 
@@ -291,13 +449,28 @@ static int get_body(taal_coro *self)
     rc = parse_url(g);
     if (rc != TAAL_OK)
         TAAL_FAIL(rc);
+    track(g);
 
-    /* 1. A connection to the host. */
-    while (g->host->stream == NULL) {
+send_again:
+    /* 1. A connection to the host that takes requests. One that is closing
+     * is left to those in its line: take the turn after them, and give it
+     * back; the last of them has ended it, or nobody was reading and it is
+     * ended now. */
+    while (g->host->stream == NULL || g->host->closing) {
+        if (g->host->closing) {
+            g->waited = g->host->generation;
+            TAAL_LOCK_STATUS(g->st, &g->host->turn);
+            if (g->st != TAAL_OK)
+                goto done;
+            if (g->host->closing && g->host->generation == g->waited)
+                host_break(g->host);
+            taal_lock_release(&g->host->turn);
+            continue;
+        }
         if (g->host->connecting) {
             TAAL_EVENT_WAIT_STATUS(g->st, &g->host->connected);
             if (g->st != TAAL_OK)
-                TAAL_FAIL(g->st);
+                goto done;
             continue;
         }
         g->host->connecting = true;
@@ -306,23 +479,34 @@ static int get_body(taal_coro *self)
         g->host->connecting = false;
         taal_event_set(&g->host->connected);
         if (g->st != TAAL_OK)
-            TAAL_FAIL(g->st);
+            goto done;
         host_attach(g->host, g->stream);
     }
 
-    /* 2. Send, and take a place in line, with no await between. */
-    rc = send_request(g);
-    if (rc != TAAL_OK)
-        TAAL_FAIL(rc);
+    /* 2. Send, and take a place in line, with no await between. A write
+     * that failed sent nothing: once, the request goes to a new connection. */
+    g->st = send_request(g);
+    if (g->st != TAAL_OK && g->host->closing && !g->write_failed) {
+        g->write_failed = true;
+        goto send_again;
+    }
+    if (g->st != TAAL_OK) {
+        if (g->host->closing)
+            g->st = TAAL_ECONNABORTED; /* failed on two connections */
+        goto done;
+    }
     TAAL_LOCK_STATUS(g->st, &g->host->turn);
     if (g->st != TAAL_OK)
-        TAAL_FAIL(g->st); /* gave up in line: the next reader drops its response */
+        goto done; /* gave up in line: the next reader drops its response */
     g->holding = true;
 
     /* 3. Read responses until its own is complete. */
     for (;;) {
         if (g->generation != g->host->generation) {
-            g->st = TAAL_ECONNABORTED; /* the connection it was sent on is gone */
+            /* the connection it was sent on is gone; after a "close", the
+             * server never processed it: send it again */
+            g->resend = g->generation == g->host->closed_clean;
+            g->st = TAAL_ECONNABORTED;
             break;
         }
         /* LAB(pipeline) BEGIN: is the response to read next this request's own? */
@@ -354,12 +538,20 @@ static int get_body(taal_coro *self)
         if (g->st == TAAL_ECANCELLED)
             break; /* the parser keeps its place: the next reader finishes */
         if (g->st != TAAL_OK) {
+            g->st = TAAL_ECONNABORTED; /* reset, or a read error: the line ends */
             host_break(g->host);
             break;
         }
     }
     g->holding = false;
     taal_lock_release(&g->host->turn);
+    if (g->resend) {
+        g->resend = false;
+        goto send_again;
+    }
+
+done:
+    untrack(g);
     if (g->st != TAAL_OK) {
         taal_http_get_free(g);
         TAAL_FAIL(g->st);

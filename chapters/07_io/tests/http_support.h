@@ -16,6 +16,13 @@
 **   /other       200 with a Content-Length body, "world"
 **   /slow/N      /ok after N seconds
 **   /silent      nothing, ever
+**   /early       100 Continue, 103 Early Hints (with a Link), then 200
+**                "hello" with an X-Final header
+**   /switch      101 Switching Protocols, unasked
+**   /extra       /ok with more bytes after its body than Content-Length said
+**   /nocontent   204 No Content with a body, which a 204 never has
+**   /notmodified 304 Not Modified with a body, likewise
+**   /forever     200 with a chunked body that never ends
 */
 #ifndef TAAL_HTTP_SUPPORT_H
 #define TAAL_HTTP_SUPPORT_H
@@ -38,6 +45,7 @@ typedef struct raw {
     size_t n;
     int st;
     bool hang_up;
+    bool forever; /* /forever: chunks until the client gives up */
 } raw;
 
 /* What to send for the request line in `head`; its length in *n, and
@@ -47,6 +55,7 @@ static inline const char *answer(raw *f, size_t *n, double *delay)
     const char *path = f->head + 4; /* "GET " */
     *delay = 0;
     f->hang_up = false;
+    f->forever = false;
     if (strncmp(path, "/ok ", 4) == 0 || strncmp(path, "/slow/", 6) == 0) {
         if (path[1] == 's')
             *delay = atof(path + 6);
@@ -99,6 +108,43 @@ static inline const char *answer(raw *f, size_t *n, double *delay)
         *n = sizeof bye - 1;
         return bye;
     }
+    if (strncmp(path, "/early ", 7) == 0) {
+        static const char early[] = "HTTP/1.1 100 Continue\r\n\r\n"
+                                    "HTTP/1.1 103 Early Hints\r\nLink: </a.css>\r\n\r\n"
+                                    "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n"
+                                    "X-Final: yes\r\n\r\nhello";
+        *n = sizeof early - 1;
+        return early;
+    }
+    if (strncmp(path, "/switch ", 8) == 0) {
+        static const char up[] = "HTTP/1.1 101 Switching Protocols\r\n"
+                                 "Upgrade: websocket\r\nConnection: Upgrade\r\n\r\n";
+        *n = sizeof up - 1;
+        return up;
+    }
+    if (strncmp(path, "/extra ", 7) == 0) {
+        static const char extra[] = "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n"
+                                    "hello, and then some\r\n";
+        *n = sizeof extra - 1;
+        return extra;
+    }
+    if (strncmp(path, "/nocontent ", 11) == 0) {
+        static const char none[] = "HTTP/1.1 204 No Content\r\n\r\nsurprise\r\n";
+        *n = sizeof none - 1;
+        return none;
+    }
+    if (strncmp(path, "/notmodified ", 13) == 0) {
+        static const char same[] = "HTTP/1.1 304 Not Modified\r\n\r\nsurprise\r\n";
+        *n = sizeof same - 1;
+        return same;
+    }
+    if (strncmp(path, "/forever ", 9) == 0) {
+        static const char head[] =
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n";
+        f->forever = true;
+        *n = sizeof head - 1;
+        return head;
+    }
     *delay = 1e6; /* /silent */
     *n = 0;
     return "";
@@ -123,6 +169,14 @@ static inline int raw_body(taal_coro *self)
             break;
         bytes = answer(f, &f->n, &delay);
         f->st = taal_stream_write(f->stream, bytes, f->n);
+        while (f->st == TAAL_OK && f->forever) {
+            memset(f->big, 'z', sizeof f->big);
+            memcpy(f->big, "2000\r\n", 6); /* 8,192 bytes a chunk */
+            memcpy(f->big + 6 + 8192, "\r\n", 2);
+            f->st = taal_stream_write(f->stream, f->big, 6 + 8192 + 2);
+            if (f->st == TAAL_OK)
+                TAAL_STREAM_DRAIN_STATUS(f->st, f->stream);
+        }
         if (f->st != TAAL_OK || f->hang_up)
             break;
     }
@@ -146,6 +200,7 @@ typedef struct one_get {
     taal_coro co;
     taal_http_session *session;
     const char *url;
+    double start_at; /* > 0: sleep until then before the request */
     taal_http_get get;
     int st;
 } one_get;
@@ -154,6 +209,8 @@ static inline int one_get_body(taal_coro *self)
 {
     one_get *f = (one_get *)self;
     TAAL_BEGIN(f);
+    if (f->start_at > 0)
+        TAAL_SLEEP(f->start_at - taal_loop_time(taal_running_loop()));
     taal_http_get_init(&f->get, f->session, f->url);
     TAAL_AWAIT_STATUS(f->st, &f->get);
     TAAL_FAIL(f->st);
@@ -163,6 +220,8 @@ static inline int one_get_body(taal_coro *self)
 typedef struct result {
     int st, code, http_error;
     char body[64];
+    char headers[128]; /* every field, "name: value\n" each */
+    char x_final[16];  /* the value of X-Final, looked up as "x-FINAL" */
 } result;
 
 typedef struct fetcher {
@@ -171,6 +230,7 @@ typedef struct fetcher {
     const char *urls[MAX_GETS];
     int count;
     double cancel_at[MAX_GETS]; /* > 0: cancel that request then */
+    double start_at[MAX_GETS];  /* > 0: start that request then */
     taal_http_session session;
     taal_task *tasks[MAX_GETS];
     result results[MAX_GETS];
@@ -185,7 +245,9 @@ static inline int fetcher_body(taal_coro *self)
     taal_http_session_map(&f->session, "t.example", "127.0.0.1", f->port);
     for (f->i = 0; f->i < f->count; f->i++)
         taal_task_create(taal_running_loop(), one_get_body,
-                         &(one_get){.session = &f->session, .url = f->urls[f->i]},
+                         &(one_get){.session = &f->session,
+                                    .url = f->urls[f->i],
+                                    .start_at = f->start_at[f->i]},
                          sizeof(one_get), NULL, &f->tasks[f->i]);
     for (f->i = 0; f->i < f->count; f->i++) {
         if (f->cancel_at[f->i] > 0) {
@@ -201,6 +263,14 @@ static inline int fetcher_body(taal_coro *self)
         r->code = g->get.status_code;
         r->http_error = g->get.http_error;
         snprintf(r->body, sizeof r->body, "%s", g->get.body ? g->get.body : "");
+        const char *name, *value;
+        for (size_t k = 0; taal_http_get_header_at(&g->get, k, &name, &value); k++) {
+            size_t used = strlen(r->headers);
+            snprintf(r->headers + used, sizeof r->headers - used, "%s: %s\n", name,
+                     value);
+        }
+        value = taal_http_get_header(&g->get, "x-FINAL");
+        snprintf(r->x_final, sizeof r->x_final, "%s", value ? value : "");
         taal_http_get_free(&g->get);
         taal_task_release(f->tasks[f->i]);
     }
@@ -212,8 +282,9 @@ static inline int fetcher_body(taal_coro *self)
 /* Runs a fetcher of `count` URLs against a raw server; its results are
  * copied into `out`. Returns the fetcher's status; *leaks is what the
  * loop still held before it closed (must be 0). */
-static inline int fetch_all(const char *const urls[], int count, const double *cancel_at,
-                            result *out, int *leaks)
+static inline int fetch_all_at(const char *const urls[], int count,
+                               const double *cancel_at, const double *start_at,
+                               result *out, int *leaks)
 {
     taal_loop loop;
     open_loop(&loop);
@@ -226,6 +297,7 @@ static inline int fetch_all(const char *const urls[], int count, const double *c
     for (int i = 0; i < count; i++) {
         f->urls[i] = urls[i];
         f->cancel_at[i] = cancel_at != NULL ? cancel_at[i] : 0;
+        f->start_at[i] = start_at != NULL ? start_at[i] : 0;
     }
     taal_task *task = NULL;
     int rc = taal_task_create(&loop, fetcher_body, f, sizeof *f, "fetcher", &task);
@@ -241,6 +313,13 @@ static inline int fetch_all(const char *const urls[], int count, const double *c
     *leaks = live_objects(&loop);
     taal_loop_close(&loop);
     return rc;
+}
+
+/* All the URLs at once. */
+static inline int fetch_all(const char *const urls[], int count, const double *cancel_at,
+                            result *out, int *leaks)
+{
+    return fetch_all_at(urls, count, cancel_at, NULL, out, leaks);
 }
 
 #endif /* TAAL_HTTP_SUPPORT_H */

@@ -204,7 +204,7 @@ TEST(a_client_that_does_not_read_holds_the_server_in_drain_with_bounded_memory)
     int fds = open_fds();
     taal_loop loop;
     open_loop(&loop);
-    taal_http_site site = {big, 1, 0, 0, 0, 0};
+    taal_http_site site = {.routes = big, .count = 1};
     taal_server *server = NULL;
     CHECK_EQ(taal_http_serve(&loop, "127.0.0.1", 0, &site, &server), TAAL_OK);
     sluggard s = {.port = server->port};

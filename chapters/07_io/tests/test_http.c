@@ -523,6 +523,34 @@ TEST(empty_lines_before_a_request_are_skipped)
     EXPECT_REQUEST("\r\n\r", "eof error: unexpected end of message");
 }
 
+/* But only a few (http_limits.max_empty_lines): each is consumed, so an
+ * endless stream of CRLFs would otherwise be read forever, and never be
+ * an error. The count starts again with each request. */
+TEST(empty_lines_before_a_request_are_bounded)
+{
+    EXPECT_REQUEST("\r\n\r\n\r\n\r\nGET / HTTP/1.1\r\n\r\n",
+                   "request GET / 1.1 | headers none keep | done | eof closed");
+    EXPECT_REQUEST("\r\n\r\n\r\n\r\n\r\nGET / HTTP/1.1\r\n\r\n",
+                   "error: malformed request line");
+    EXPECT_REQUEST("\r\n\r\n\r\n\r\nGET /a HTTP/1.1\r\n\r\n"
+                   "\r\n\r\n\r\n\r\nGET /b HTTP/1.1\r\n\r\n",
+                   "request GET /a 1.1 | headers none keep | done | "
+                   "request GET /b 1.1 | headers none keep | done | eof closed");
+    static char flood[1 << 20]; /* a megabyte of them fails, and fast */
+    for (size_t i = 0; i < sizeof flood; i += 2)
+        memcpy(flood + i, "\r\n", 2);
+    http_parser p;
+    http_event ev;
+    CHECK_EQ(http_parser_init(&p, HTTP_REQUEST, NULL), HTTP_OK);
+    CHECK_EQ(http_parse(&p, flood, sizeof flood, &ev), HTTP_EREQUEST_LINE);
+    CHECK_EQ(ev.consumed, 2 * p.limits.max_empty_lines);
+    CHECK_EQ(http_error_status(HTTP_EREQUEST_LINE), 400);
+    http_limits none = http_limits_default();
+    none.max_empty_lines = 0;
+    CHECK_EQ(http_parser_init(&p, HTTP_REQUEST, &none), HTTP_OK);
+    CHECK_EQ(http_parse(&p, "\r\nGET / HTTP/1.1\r\n\r\n", 20, &ev), HTTP_EREQUEST_LINE);
+}
+
 TEST(pipelined_requests_and_keep_alive)
 {
     EXPECT_REQUEST(
@@ -893,6 +921,7 @@ TEST(limits_defaults_and_validation)
     CHECK_EQ(d.max_chunk_digits, 16);
     CHECK_EQ(d.max_chunk_line, 1024);
     CHECK_EQ(d.max_body, 16 << 20);
+    CHECK_EQ(d.max_empty_lines, 4);
     http_parser p;
     CHECK_EQ(http_parser_init(NULL, HTTP_RESPONSE, NULL), HTTP_EINVAL);
     CHECK_EQ(http_parser_init(&p, (http_kind)7, NULL), HTTP_EINVAL);
@@ -1175,6 +1204,7 @@ static const taal_test tests[] = {
     TEST_ENTRY(request_with_content_length),
     TEST_ENTRY(request_with_chunked_body),
     TEST_ENTRY(empty_lines_before_a_request_are_skipped),
+    TEST_ENTRY(empty_lines_before_a_request_are_bounded),
     TEST_ENTRY(pipelined_requests_and_keep_alive),
     TEST_ENTRY(malformed_request_lines),
     TEST_ENTRY(malformed_request_framing),

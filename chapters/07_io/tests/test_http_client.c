@@ -58,7 +58,7 @@ TEST(many_requests_at_once_share_one_keep_alive_connection_and_get_their_own_res
     memset(big, 'b', sizeof big);
     taal_loop loop;
     open_loop(&loop);
-    taal_http_site site = {routes, 3, 0, 0, 0, 0};
+    taal_http_site site = {.routes = routes, .count = 3};
     taal_server *server = NULL;
     CHECK_EQ(taal_http_serve(&loop, "127.0.0.1", 0, &site, &server), TAAL_OK);
     session_test t = {.port = server->port,
@@ -145,17 +145,194 @@ TEST(a_request_given_up_while_it_reads_leaves_its_response_to_the_next)
     CHECK_EQ(open_fds(), fds);
 }
 
-TEST(a_response_that_closes_the_connection_aborts_those_sent_behind_it)
+/* The server answers the first of three pipelined GETs with "Connection:
+ * close" and hangs up: it never processed the other two (RFC 9112 9.6), so
+ * they go again on a new connection, and each gets its own response. */
+TEST(a_response_that_closes_the_connection_sends_those_behind_it_again)
 {
     int fds = open_fds(), leaks;
-    const char *urls[] = {"http://t.example/close", "http://t.example/ok"};
+    const char *urls[] = {"http://t.example/close", "http://t.example/ok",
+                          "http://t.example/other"};
+    result r[3];
+    CHECK_EQ(fetch_all(urls, 3, NULL, r, &leaks), TAAL_OK);
+    CHECK_EQ(r[0].st, TAAL_OK);
+    CHECK_STR(r[0].body, "ok");
+    CHECK_EQ(r[1].st, TAAL_OK);
+    CHECK_STR(r[1].body, "hello");
+    CHECK_EQ(r[2].st, TAAL_OK);
+    CHECK_STR(r[2].body, "world");
+    CHECK_EQ(leaks, 0);
+    CHECK_EQ(open_fds(), fds);
+}
+
+/* ---- the write of a request fails while another reads its response ------- */
+
+typedef struct broken_write {
+    taal_coro co;
+    int port;
+    taal_http_session session;
+    taal_task *tasks[2];
+    result r[2];
+    int i, st;
+} broken_write;
+
+static int broken_write_body(taal_coro *self)
+{
+    broken_write *f = (broken_write *)self;
+    TAAL_BEGIN(f);
+    taal_http_session_open(&f->session);
+    taal_http_session_map(&f->session, "t.example", "127.0.0.1", f->port);
+    taal_task_create(taal_running_loop(), one_get_body,
+                     &(one_get){.session = &f->session, .url = "http://t.example/slow/2"},
+                     sizeof(one_get), NULL, &f->tasks[0]);
+    TAAL_SLEEP(1);
+    /* The first request waits for its answer, due at 2 s. Its connection
+     * can no longer send: the next write fails with EPIPE, as it does once
+     * the server has closed and reset. */
+    shutdown(f->session.hosts[0].stream->io.fd, SHUT_WR);
+    taal_task_create(taal_running_loop(), one_get_body,
+                     &(one_get){.session = &f->session, .url = "http://t.example/other"},
+                     sizeof(one_get), NULL, &f->tasks[1]);
+    for (f->i = 0; f->i < 2; f->i++) {
+        TAAL_AWAIT_TASK_STATUS(f->st, f->tasks[f->i]);
+        one_get *g = taal_task_frame(f->tasks[f->i]);
+        f->r[f->i].st = f->st;
+        snprintf(f->r[f->i].body, sizeof f->r[f->i].body, "%s",
+                 g->get.body ? g->get.body : "");
+        taal_http_get_free(&g->get);
+        taal_task_release(f->tasks[f->i]);
+    }
+    taal_http_session_close(&f->session);
+    TAAL_END();
+}
+
+/* A failed write used to abort the connection under the request reading
+ * from it, which then failed although its response came. Now the reader
+ * gets its response, and the request whose write failed, which sent
+ * nothing, goes on a new connection. */
+TEST(a_write_that_fails_leaves_the_reader_its_response_and_goes_on_a_new_connection)
+{
+    int fds = open_fds();
+    taal_loop loop;
+    open_loop(&loop);
+    taal_server *server = raw_server(&loop);
+    taal_task *task = NULL;
+    CHECK_EQ(taal_task_create(&loop, broken_write_body,
+                              &(broken_write){.port = server->port}, sizeof(broken_write),
+                              NULL, &task),
+             TAAL_OK);
+    CHECK_EQ(taal_run_until_complete(&loop, taal_task_future(task)), TAAL_OK);
+    broken_write *t = taal_task_frame(task);
+    CHECK_EQ(t->r[0].st, TAAL_OK);
+    CHECK_STR(t->r[0].body, "hello");
+    CHECK_EQ(t->r[1].st, TAAL_OK);
+    CHECK_STR(t->r[1].body, "world");
+    CHECK_EQ(server->accepted, 2);
+    taal_task_release(task);
+    taal_server_release(server);
+    for (int i = 0; i < 50 && live_objects(&loop) > 0; i++)
+        taal_run_once(&loop);
+    CHECK_EQ(live_objects(&loop), 0);
+    taal_loop_close(&loop);
+    CHECK_EQ(open_fds(), fds);
+}
+
+/* ---- servers that send what they should not --------------------------------- */
+
+/* 100 Continue and 103 Early Hints come before the final response: the
+ * request reads on to its own, and the next request gets its own too. */
+TEST(interim_responses_are_skipped_and_the_final_one_is_the_requests)
+{
+    int fds = open_fds(), leaks;
+    const char *urls[] = {"http://t.example/early", "http://t.example/other"};
     result r[2];
     CHECK_EQ(fetch_all(urls, 2, NULL, r, &leaks), TAAL_OK);
     CHECK_EQ(r[0].st, TAAL_OK);
-    CHECK_STR(r[0].body, "ok");
+    CHECK_EQ(r[0].code, 200);
+    CHECK_STR(r[0].body, "hello");
+    CHECK_STR(r[0].headers, "Content-Length: 5\nX-Final: yes\n"); /* no Link */
+    CHECK_STR(r[0].x_final, "yes");
+    CHECK_EQ(r[1].st, TAAL_OK);
+    CHECK_STR(r[1].body, "world");
+    CHECK_EQ(leaks, 0);
+    CHECK_EQ(open_fds(), fds);
+}
+
+TEST(an_unasked_switch_of_protocols_is_an_error_and_ends_the_connection)
+{
+    int fds = open_fds(), leaks;
+    const char *urls[] = {"http://t.example/switch", "http://t.example/ok"};
+    result r[2];
+    CHECK_EQ(fetch_all(urls, 2, NULL, r, &leaks), TAAL_OK);
+    CHECK_EQ(r[0].st, TAAL_EPROTO);
+    CHECK_EQ(r[0].http_error, HTTP_ESTATUS_CODE);
     CHECK_EQ(r[1].st, TAAL_ECONNABORTED);
     CHECK_EQ(leaks, 0);
     CHECK_EQ(open_fds(), fds);
+}
+
+/* Bytes after the end of a body (past its Content-Length, or any at all
+ * after a 204 or 304) are read as the start of the next response: a
+ * request pipelined behind gets TAAL_EPROTO, never them as its body; a
+ * request sent after finds the connection closed, since nobody had asked
+ * for those bytes, and gets its own response on a new one. */
+TEST(bytes_past_the_end_of_a_body_are_never_a_response_to_the_next_request)
+{
+    static const char *const paths[] = {"http://t.example/extra",
+                                        "http://t.example/nocontent",
+                                        "http://t.example/notmodified"};
+    static const int codes[] = {200, 204, 304};
+    for (int i = 0; i < 3; i++) {
+        int fds = open_fds(), leaks;
+        const char *urls[] = {paths[i], "http://t.example/other"};
+        result r[2];
+        CHECK_EQ(fetch_all(urls, 2, NULL, r, &leaks), TAAL_OK);
+        CHECK_EQ(r[0].st, TAAL_OK);
+        CHECK_EQ(r[0].code, codes[i]);
+        CHECK_STR(r[0].body, i == 0 ? "hello" : "");
+        CHECK_EQ(r[1].st, TAAL_EPROTO); /* pipelined behind */
+        double later[] = {0, 1};
+        CHECK_EQ(fetch_all_at(urls, 2, NULL, later, r, &leaks), TAAL_OK);
+        CHECK_EQ(r[0].st, TAAL_OK);
+        CHECK_EQ(r[1].st, TAAL_OK); /* sent after: a new connection */
+        CHECK_STR(r[1].body, "world");
+        CHECK_EQ(leaks, 0);
+        CHECK_EQ(open_fds(), fds);
+    }
+}
+
+TEST(a_body_that_never_ends_stops_at_the_sessions_bound)
+{
+    int fds = open_fds(), leaks;
+    const char *urls[] = {"http://t.example/forever"};
+    result r[1];
+    CHECK_EQ(fetch_all(urls, 1, NULL, r, &leaks), TAAL_OK);
+    CHECK_EQ(r[0].st, TAAL_ELIMIT);
+    CHECK_EQ(r[0].http_error, HTTP_EBODY_TOO_LARGE);
+    CHECK_EQ(leaks, 0);
+    CHECK_EQ(open_fds(), fds);
+}
+
+TEST(a_responses_headers_are_kept_in_order_and_found_ignoring_case)
+{
+    int fds = open_fds(), leaks;
+    const char *urls[] = {"http://t.example/chunked"};
+    result r[1];
+    CHECK_EQ(fetch_all(urls, 1, NULL, r, &leaks), TAAL_OK);
+    CHECK_EQ(r[0].st, TAAL_OK);
+    /* the trailer (T: v) is not a header */
+    CHECK_STR(r[0].headers, "Transfer-Encoding: chunked\nX-A: b\n");
+    CHECK_STR(r[0].x_final, "");
+    CHECK_EQ(leaks, 0);
+    CHECK_EQ(open_fds(), fds);
+    taal_http_get none = {0};
+    const char *name = "x", *value = "y";
+    CHECK_EQ(taal_http_get_header_count(&none), 0);
+    CHECK(!taal_http_get_header_at(&none, 0, &name, &value));
+    CHECK(name == NULL && value == NULL);
+    CHECK(taal_http_get_header(&none, "x-a") == NULL);
+    CHECK(taal_http_get_header(NULL, "x-a") == NULL);
+    CHECK_EQ(taal_http_get_header_count(NULL), 0);
 }
 
 /* ---- the session as an async context manager (chapter 06's async with) ---- */
@@ -169,7 +346,7 @@ typedef struct with_test {
     taal_http_session session;
     taal_block with;
     taal_task *task;
-    bool open_inside, value_is_session, open_after;
+    bool open_inside, value_is_session, open_after, done_after;
     int got, st, closed;
 } with_test;
 
@@ -193,8 +370,8 @@ static int with_test_body(taal_coro *self)
     }
     TAAL_ASYNC_WITH_END_STATUS(f->st, &f->with);
     f->open_after = f->session.open;
-    if (f->leave_waiting) { /* the exit refused: end the request, then close */
-        taal_task_cancel(f->task);
+    if (f->leave_waiting) { /* the exit cancelled it: it has ended */
+        f->done_after = taal_future_done(taal_task_future(f->task));
         TAAL_AWAIT_TASK_STATUS(f->got, f->task);
         f->closed = taal_http_session_close(&f->session);
     }
@@ -247,14 +424,16 @@ TEST(a_failing_block_still_closes_the_session_and_keeps_its_error)
     CHECK(!t.open_after);
 }
 
-TEST(a_sessions_exit_with_a_request_still_waiting_fails_busy_and_leaves_it_open)
+/* As aiohttp's __aexit__: the exit cancels what still waits, then closes. */
+TEST(a_sessions_exit_cancels_a_request_still_waiting_and_closes)
 {
     with_test t = {.url = "http://t.example/slow/5", .leave_waiting = true};
     run_with_test(&t);
-    CHECK_EQ(t.st, TAAL_EBUSY);
-    CHECK(t.open_after);
+    CHECK_EQ(t.st, TAAL_OK);
+    CHECK(!t.open_after);
+    CHECK(t.done_after);
     CHECK_EQ(t.got, TAAL_ECANCELLED);
-    CHECK_EQ(t.closed, TAAL_OK);
+    CHECK_EQ(t.closed, TAAL_OK); /* closing twice is harmless */
 }
 
 TEST(bad_input_to_the_session_is_refused)
@@ -278,11 +457,17 @@ static const taal_test tests[] = {
     TEST_ENTRY(pipelined_responses_are_read_by_the_requests_they_answer_in_order),
     TEST_ENTRY(a_request_given_up_in_line_leaves_its_response_to_be_dropped_by_the_next),
     TEST_ENTRY(a_request_given_up_while_it_reads_leaves_its_response_to_the_next),
-    TEST_ENTRY(a_response_that_closes_the_connection_aborts_those_sent_behind_it),
+    TEST_ENTRY(a_response_that_closes_the_connection_sends_those_behind_it_again),
+    TEST_ENTRY(
+        a_write_that_fails_leaves_the_reader_its_response_and_goes_on_a_new_connection),
+    TEST_ENTRY(interim_responses_are_skipped_and_the_final_one_is_the_requests),
+    TEST_ENTRY(an_unasked_switch_of_protocols_is_an_error_and_ends_the_connection),
+    TEST_ENTRY(bytes_past_the_end_of_a_body_are_never_a_response_to_the_next_request),
+    TEST_ENTRY(a_body_that_never_ends_stops_at_the_sessions_bound),
+    TEST_ENTRY(a_responses_headers_are_kept_in_order_and_found_ignoring_case),
     TEST_ENTRY(a_session_is_an_async_context_manager_open_inside_its_block_closed_after),
     TEST_ENTRY(a_failing_block_still_closes_the_session_and_keeps_its_error),
-    TEST_ENTRY(
-        a_sessions_exit_with_a_request_still_waiting_fails_busy_and_leaves_it_open),
+    TEST_ENTRY(a_sessions_exit_cancels_a_request_still_waiting_and_closes),
     TEST_ENTRY(bad_input_to_the_session_is_refused),
 };
 

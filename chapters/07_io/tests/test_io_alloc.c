@@ -68,7 +68,7 @@ static int scenario_body(taal_coro *self)
     scenario *f = (scenario *)self;
     taal_loop *loop = taal_running_loop();
     TAAL_BEGIN(f);
-    f->site = (taal_http_site){routes, 2, 0, 0, 0, 0};
+    f->site = (taal_http_site){.routes = routes, .count = 2};
     f->st = taal_http_serve(loop, "127.0.0.1", 0, &f->site, &f->http);
     if (f->st != TAAL_OK)
         TAAL_FAIL(f->st);

@@ -44,7 +44,7 @@ static void run(bool raise, three *out, size_t *accepted)
 {
     taal_loop loop;
     open_loop(&loop);
-    taal_http_site site = {routes, 1, 0, 0, 0, 0};
+    taal_http_site site = {.routes = routes, .count = 1};
     taal_server *server = NULL;
     taal_http_serve(&loop, "127.0.0.1", 0, &site, &server);
     taal_task *task = NULL;
