@@ -160,7 +160,7 @@ static int session_exit(void *manager, taal_block *block, bool resumed)
     (void)block;
     taal_http_session *session = manager;
     if (resumed) {
-        int rc = taal__handed();
+        int rc = taal__handed(&session->idle.waiters);
         if (rc != TAAL_OK)
             return rc; /* the exit itself was cancelled: still closing */
     } else if (session->open && session->requests != NULL) {
