@@ -353,12 +353,12 @@ TEST(the_server_survives_a_crowd_and_still_answers_a_normal_client_within_a_seco
     double answered[2] = {-1, -1};
     int status[2] = {0, 0}, flood_status = 0, ended = 0;
     size_t k = 0;
-    for (size_t i = 0; i < idle_count; i++) /* 50 more every 10 ms */
+    for (size_t i = 0; i < idle_count; i++) /* 100 more every 10 ms */
         c[k++] =
-            (client){.kind = IDLE, .ended = &ended, .start_at = 0.01 * (double)(i / 50)};
+            (client){.kind = IDLE, .ended = &ended, .start_at = 0.01 * (double)(i / 100)};
     for (size_t i = 0; i < loris_count; i++)
         c[k++] = (client){
-            .kind = LORIS, .ended = &ended, .start_at = 0.5 + 0.01 * (double)(i / 50)};
+            .kind = LORIS, .ended = &ended, .start_at = 0.5 + 0.01 * (double)(i / 100)};
     c[k++] = (client){.kind = FLOOD, .status = &flood_status, .start_at = 0.8};
     c[k++] = (client){.kind = SULK, .start_at = 0.8};
     c[k++] = (client){
