@@ -353,12 +353,12 @@ TEST(the_server_survives_a_crowd_and_still_answers_a_normal_client_within_a_seco
     double answered[2] = {-1, -1};
     int status[2] = {0, 0}, flood_status = 0, ended = 0;
     size_t k = 0;
-    for (size_t i = 0; i < idle_count; i++) /* 50 more every 10 ms */
+    for (size_t i = 0; i < idle_count; i++) /* 100 more every 10 ms */
         c[k++] =
-            (client){.kind = IDLE, .ended = &ended, .start_at = 0.01 * (double)(i / 50)};
+            (client){.kind = IDLE, .ended = &ended, .start_at = 0.01 * (double)(i / 100)};
     for (size_t i = 0; i < loris_count; i++)
         c[k++] = (client){
-            .kind = LORIS, .ended = &ended, .start_at = 0.5 + 0.01 * (double)(i / 50)};
+            .kind = LORIS, .ended = &ended, .start_at = 0.5 + 0.01 * (double)(i / 100)};
     c[k++] = (client){.kind = FLOOD, .status = &flood_status, .start_at = 0.8};
     c[k++] = (client){.kind = SULK, .start_at = 0.8};
     c[k++] = (client){
@@ -416,6 +416,12 @@ static int dial(int port)
  * clients are plain blocking sockets of the test's. */
 TEST(with_few_descriptors_the_default_cap_keeps_idle_connections_from_starving_a_client)
 {
+    const char *preload = getenv("LD_PRELOAD");
+    if (preload != NULL && strstr(preload, "vgpreload") != NULL) {
+        fprintf(stderr, "skipped under valgrind: its own descriptors do not fit "
+                        "under a limit of 40 in the child\n");
+        return;
+    }
     int port_pipe[2];
     CHECK_EQ(pipe(port_pipe), 0);
     pid_t child = fork();
@@ -436,7 +442,7 @@ TEST(with_few_descriptors_the_default_cap_keeps_idle_connections_from_starving_a
             port = server->port;
         if (write(port_pipe[1], &port, sizeof port) != sizeof port || port < 0)
             _exit(1);
-        run_task(&loop, sleeper_body, &(sleeper){.seconds = 8}, sizeof(sleeper));
+        run_task(&loop, sleeper_body, &(sleeper){.seconds = 30}, sizeof(sleeper));
         _exit(0);
     }
     close(port_pipe[1]);
@@ -449,7 +455,7 @@ TEST(with_few_descriptors_the_default_cap_keeps_idle_connections_from_starving_a
         idle[i] = dial(port);
     int fd = dial(port);
     CHECK(fd >= 0);
-    struct timeval wait = {.tv_sec = 9}; /* valgrind is slow; the child lives 8 s */
+    struct timeval wait = {.tv_sec = 25}; /* valgrind is slow; the child lives 30 s */
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof wait);
     char answer[64] = {0};
     CHECK_EQ(send(fd, "GET / HTTP/1.1\r\n\r\n", 18, 0), 18);
