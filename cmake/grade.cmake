@@ -129,6 +129,10 @@ set(configure_args)
 if(DEFINED TIME_LIMIT)
   list(APPEND configure_args -DTAAL_UNIT_TEST_TIMEOUT=${TIME_LIMIT}
        -DTAAL_PROGRAM_TIMEOUT=${TIME_LIMIT})
+else()
+  # A build folder graded before with a limit keeps it in its cache: take
+  # it out, so that a grade without one runs with the chapter's own limits.
+  list(APPEND configure_args -UTAAL_UNIT_TEST_TIMEOUT -UTAAL_PROGRAM_TIMEOUT)
 endif()
 if(DEFINED CMAKE_ARGS)
   string(REPLACE "|" ";" more "${CMAKE_ARGS}")
