@@ -10,8 +10,9 @@
 **                     buffer full, stop reading (back-pressure); wake the
 **                     task waiting to read, if any.
 **   stream_writable   send() from the write buffer; once it is empty, stop
-**                     watching for writability; below the low-water mark,
-**                     wake the task waiting in drain.
+**                     watching for writability (and give back a buffer
+**                     grown for one large write); below the low-water
+**                     mark, wake the task waiting in drain.
 **
 ** The tasks never call recv() or send() themselves: they wait on a plain
 ** future of the stream (rwait or wwait) until the callback says there is
@@ -435,6 +436,18 @@ static int reserve(taal_stream *s, size_t extra)
     return TAAL_OK;
 }
 
+/* A buffer grown past the hard limit for one large write is given back
+ * once it is empty, so that the stream keeps at most max_write between
+ * large writes (and a write the kernel took whole keeps nothing of it). */
+static void release_oversized(taal_stream *s)
+{
+    if (pending(s) == 0 && s->wcap > s->max_write) {
+        taal__free(s->wbuf);
+        s->wbuf = NULL;
+        s->wcap = 0;
+    }
+}
+
 int taal_stream_write(taal_stream *s, const void *data, size_t n)
 {
     if (s == NULL || (data == NULL && n > 0))
@@ -466,8 +479,10 @@ int taal_stream_write(taal_stream *s, const void *data, size_t n)
             write_failed(s, errno);
             return s->wstatus;
         }
-        if (sent == n)
+        if (sent == n) {
+            release_oversized(s);
             return TAAL_OK;
+        }
     }
     memcpy(s->wbuf + s->wend, (const char *)data + sent, n - sent);
     s->wend += n - sent;
@@ -501,11 +516,7 @@ static void stream_writable(void *data)
     }
     if (pending(s) == 0) {
         s->wstart = s->wend = 0;
-        if (s->wcap > s->max_write) { /* grown for one large write: give it back */
-            taal__free(s->wbuf);
-            s->wbuf = NULL;
-            s->wcap = 0;
-        }
+        release_oversized(s);
         taal_remove_writer(&s->io);
         if (s->eof_pending)
             shut_writing(s);
