@@ -626,6 +626,79 @@ TEST(a_task_cancelled_while_wait_for_zero_waits_is_cancelled_not_timed_out)
     taal_loop_close(&loop);
 }
 
+/* wait_for(op, 0) cancels `op`, which here takes its time to end (it
+ * sleeps again after the cancellation); the task waits for it as
+ * asyncio's _cancel_and_wait() does, on a waiter of its own. Cancelled
+ * there, it wakes at once with TAAL_ECANCELLED and `op` is not cancelled
+ * a second time (asyncio 3.12 and 3.13 cancel only the waiter). A cancel
+ * asked for before the wait_for began is delivered at the same wait, and
+ * is TAAL_ECANCELLED too, never the wait_for's own timeout. */
+typedef struct slow_op {
+    taal_coro co;
+    int st;
+} slow_op;
+
+static int slow_op_body(taal_coro *self)
+{
+    slow_op *f = (slow_op *)self;
+    TAAL_BEGIN(f);
+    TAAL_SLEEP_STATUS(f->st, 5); /* cancelled by the wait_for */
+    TAAL_SLEEP_STATUS(f->st, 5); /* and still going */
+    TAAL_END();
+}
+
+typedef struct op_waiter {
+    taal_coro co;
+    taal_task *op;
+    bool cancel_first;
+    taal_timeout scope;
+    int st;
+} op_waiter;
+
+static int op_waiter_body(taal_coro *self)
+{
+    op_waiter *f = (op_waiter *)self;
+    TAAL_BEGIN(f);
+    TAAL_SLEEP(0); /* op takes its first step */
+    if (f->cancel_first)
+        taal_task_cancel(taal_current_task());
+    TAAL_WAIT_FOR_STATUS(f->st, &f->scope, taal_task_future(f->op), 0);
+    TAAL_END();
+}
+
+TEST(a_task_cancelled_in_wait_for_zero_wakes_at_once_and_leaves_the_operation_alone)
+{
+    for (int cancel_first = 0; cancel_first <= 1; cancel_first++) {
+        taal_loop loop;
+        open_loop(&loop);
+        taal_task *op = NULL, *t = NULL;
+        CHECK_EQ(taal_task_create(&loop, slow_op_body, NULL, sizeof(slow_op), "op", &op),
+                 TAAL_OK);
+        op_waiter frame = {.op = op, .cancel_first = cancel_first};
+        CHECK_EQ(taal_task_create(&loop, op_waiter_body, &frame, sizeof frame, "w", &t),
+                 TAAL_OK);
+        if (!cancel_first) {
+            CHECK_EQ(taal_run_once(&loop), TAAL_OK); /* both start */
+            CHECK_EQ(taal_run_once(&loop), TAAL_OK); /* w cancels op, and waits */
+            CHECK_EQ(taal_task_cancelling(op), 1);
+            CHECK(!taal_future_done(taal_task_future(t)));
+            CHECK(taal_task_cancel(t));
+        }
+        CHECK_EQ(taal_run_until_complete(&loop, taal_task_future(t)), TAAL_OK);
+        op_waiter *f = taal_task_frame(t);
+        CHECK_EQ(f->st, TAAL_ECANCELLED);
+        CHECK_EQ(taal_loop_time(&loop), 0.0);           /* it did not wait for op */
+        CHECK_EQ(taal_task_cancelling(op), 1);          /* op was cancelled once */
+        CHECK(!taal_future_done(taal_task_future(op))); /* and is still going */
+        CHECK_EQ(taal_run_until_complete(&loop, taal_task_future(op)), TAAL_OK);
+        CHECK_EQ(taal_future_status(taal_task_future(op)), TAAL_OK);
+        taal_task_release(op);
+        taal_task_release(t);
+        CHECK(loop_is_empty(&loop));
+        taal_loop_close(&loop);
+    }
+}
+
 /* wait_for(its own task, 0) neither cancels the task nor waits for it:
  * awaiting itself is TAAL_ERUNNING, as any await of itself is. */
 typedef struct self_waiter {
@@ -828,6 +901,8 @@ static const taal_test tests[] = {
     TEST_ENTRY(wait_for_with_a_timeout_of_zero_never_starts_the_operation),
     TEST_ENTRY(wait_for_with_a_timeout_of_zero_or_less_suspends_as_asyncio_does),
     TEST_ENTRY(a_task_cancelled_while_wait_for_zero_waits_is_cancelled_not_timed_out),
+    TEST_ENTRY(
+        a_task_cancelled_in_wait_for_zero_wakes_at_once_and_leaves_the_operation_alone),
     TEST_ENTRY(wait_for_zero_of_its_own_task_is_refused_and_cancels_nothing),
     TEST_ENTRY(wait_for_racing_the_operations_own_completion_in_one_iteration),
     TEST_ENTRY(a_task_that_finishes_with_a_scope_open_has_it_disarmed),

@@ -216,6 +216,8 @@ int taal__wait_for_start(taal_timeout *scope, taal_future *future, double timeou
     scope->scope.task = task;
     scope->deadline = taal__now(task->future.loop);
     scope->cancelling = task->cancel_requests;
+    if (task->cancel != TAAL_CANCEL_NONE && scope->cancelling > 0)
+        scope->cancelling--; /* asked for already: delivered at this wait, not ours */
     scope->state = TAAL_TIMEOUT_OPEN;
     scope->immediate = taal__future_valid(future) && future->loop == task->future.loop &&
                        future != &task->future && /* awaited: TAAL_ERUNNING */

@@ -594,6 +594,16 @@ static bool asleep(const taal_task *task)
                                      step->fn.call == task_timer_fired);
 }
 
+/* Parked by wait_for() with a timeout of 0 or less: asyncio's task then
+ * waits on a waiter future of its own (_cancel_and_wait()), not on the
+ * operation, which wait_for() has cancelled already. */
+static bool parked_released(const taal_task *task)
+{
+    const taal_handle *step = &task->step.handle;
+    return step->future != NULL && link_linked(&step->link) &&
+           step->fn.done == task_released;
+}
+
 /* Off the timer heap or out of a primitive's line, and scheduled, to be
  * cancelled at its next step. A timer already due is taken out of the
  * batch too: asyncio cancels the sleep's future, which queues the wake-up
@@ -602,7 +612,9 @@ static bool asleep(const taal_task *task)
  * turn in the batch would have put first. Leaving a primitive's line, the
  * handle keeps its reference on the primitive until that step is over,
  * exactly as if the primitive had woken it; a lock's holder may lose the
- * priority this task lent it. */
+ * priority this task lent it. Parked by wait_for() on an operation it
+ * has cancelled already, the task leaves that operation alone (asyncio
+ * cancels only the task's own waiter) and is woken at once. */
 static void wake_to_cancel(taal_task *task)
 {
     /* LAB(deliver) BEGIN: off the heap or out of the line, scheduled, marked WOKEN */
@@ -610,6 +622,9 @@ static void wake_to_cancel(taal_task *task)
     taal_handle *step = &task->step.handle;
     if (asleep(task)) {
         taal__timer_disarm(loop, &task->step);
+        schedule_step(task);
+    } else if (parked_released(task)) {
+        taal_future_remove_done_callback(step->future, step);
         schedule_step(task);
     } else {
         link_remove(&step->link);
@@ -619,7 +634,7 @@ static void wake_to_cancel(taal_task *task)
     task->cancel = TAAL_CANCEL_WOKEN;
     if (loop->trace != NULL)
         taal__trace_cancel(loop, task);
-    /* LAB(deliver) END: (void)task; */
+    /* LAB(deliver) END: (void)task; (void)parked_released; */
 }
 
 /* Acts on a request where the task waits (it is not running). If the
@@ -629,7 +644,8 @@ static void cancel_where_waiting(taal_task *task)
 {
     /* LAB(deliver) BEGIN: asleep or in a line: wake it; awaiting a future: cancel that */
     taal_future *on = taal__task_waiting_on(task);
-    if (asleep(task) || (on != NULL && on->kind == TAAL_FUTURE_WAITERS)) {
+    if (asleep(task) || parked_released(task) ||
+        (on != NULL && on->kind == TAAL_FUTURE_WAITERS)) {
         wake_to_cancel(task);
         return;
     }
