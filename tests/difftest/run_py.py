@@ -222,14 +222,6 @@ def value_text(value):
     return "ok" if value is None else f"ok {value}"
 
 
-class WatchedTask(asyncio.Task):
-    """A task that tells its runner when it is cancelled."""
-
-    def cancel(self, msg=None):
-        self.get_loop().runner._on_cancel(self)
-        return super().cancel(msg)
-
-
 class OrderedTaskGroup(asyncio.TaskGroup):
     """A task group that cancels its children in creation order, as taal's
     does (docs/05_cancel.md, "Where taal differs": "A task group cancels
@@ -266,20 +258,13 @@ class Runner:
         self.out = out
         self.loop = VirtualLoop(
             "lifo" if "lifo_ties" in documented else "virtual_clock" in documented)
-        self.loop.runner = self
         self.loop.set_exception_handler(lambda loop, context: None)
-        self.loop.set_task_factory(self._task_factory)
         self.objects = {}  # name -> future, primitive, or task once spawned
         self.kinds = {}
         self.spawned = []  # tasks in spawn order (main first)
         self.gone = set()  # task group children after their group ended
-        self.sleeping = {}  # task -> the deadline of the sleep it is in
-        self.group_of = {}  # task -> the task group it was created in
-        self.waiting = {}  # primitive name -> tasks waiting in a get/put/acquire
+        self.waiting = {}  # (queue name, op) -> tasks waiting in a get/put
         self.flags = []
-
-    def _task_factory(self, loop, coro, **kwargs):
-        return WatchedTask(coro, loop=loop, **kwargs)
 
     # -- printing and flags --------------------------------------------------
 
@@ -303,14 +288,6 @@ class Runner:
         may be where the two differ."""
         if sys.version_info < (3, 13) and (stopped or asyncio.current_task().cancelling()):
             self.flag("documented", "follows_313")
-
-    def _on_cancel(self, task):
-        # Known issue due_timer_cancel: CPython queues the wake-up of a task
-        # whose sleep is due in this pass when it is cancelled; taal when
-        # the timer runs.
-        when = self.sleeping.get(task)
-        if when is not None and when <= self.loop.now and not task.done():
-            self.flag("known", "due_timer_cancel")
 
     # -- running a program ---------------------------------------------------
 
@@ -368,14 +345,6 @@ class Runner:
             if self.loop.is_closed():
                 raise  # its coroutine closed with the loop: nothing to print
             self.say(name, "end", describe(exc))
-            group = self.group_of.get(asyncio.current_task())
-            if (
-                group is not None
-                and not isinstance(exc, asyncio.CancelledError)
-                and group._exiting
-                and not group._aborting
-            ):
-                self.flag("known", "taskgroup_joining")
             raise
         self.say(name, "end", value_text(result))
         return result
@@ -423,16 +392,7 @@ class Runner:
         if name == "print":
             return " ".join(args)
         if name == "sleep":
-            delay = float(args[0])
-            if delay < 0:
-                self.flag("known", "negative_delay")
-            me = asyncio.current_task()
-            if delay > 0:
-                self.sleeping[me] = self.loop.now + delay
-            try:
-                await asyncio.sleep(delay)
-            finally:
-                self.sleeping.pop(me, None)
+            await asyncio.sleep(float(args[0]))
             return "ok"
         if name == "fail":
             raise UserError(int(args[0]))
@@ -446,7 +406,6 @@ class Runner:
                     child = groups[-1].create_task(coro, name=target)
                 except RuntimeError:
                     return "invalid"
-                self.group_of[child] = groups[-1]
             else:
                 child = self.loop.create_task(coro, name=target)
             self.objects[target] = child
@@ -469,19 +428,13 @@ class Runner:
         if name == "wait":
             return await self.op_wait(args)
         if name == "waitfor":
-            delay = float(args[0])
-            if delay == 0:
-                self.flag("known", "zero_timeout")
             obj, why = self.lookup(args[1])
-            return why or value_text(await asyncio.wait_for(obj, delay))
+            return why or value_text(await asyncio.wait_for(obj, float(args[0])))
         if name == "shield":
             obj, why = self.lookup(args[0])
             return why or value_text(await asyncio.shield(obj))
         if name == "timeout":
-            delay = float(args[0])
-            if delay == 0:
-                self.flag("known", "zero_timeout")
-            scope = asyncio.timeout(delay)
+            scope = asyncio.timeout(float(args[0]))
             try:
                 async with scope:
                     await self.run_body(task, op.body, groups)
@@ -530,25 +483,10 @@ class Runner:
             "first": asyncio.FIRST_COMPLETED,
             "exc": asyncio.FIRST_EXCEPTION,
         }[mode]
-        waiting = True
-        if mode == "exc" and "first_exception_cancelled" in self.known:
-            # Known issue: taal's FIRST_EXCEPTION ends at a cancelled child.
-            def watch(child):
-                if child.cancelled() and waiting:
-                    self.flag("known", "first_exception_cancelled")
-
-            for obj in objs:
-                if not obj.done():
-                    obj.add_done_callback(watch)
-                elif obj.cancelled():
-                    self.flag("known", "first_exception_cancelled")
         # Awaited in this task, not wrapped in one of its own: a task in
         # between would take one more iteration to pass a cancel on.
-        try:
-            done, pending = await asyncio.wait(
-                objs, timeout=None if timeout == "none" else float(timeout), return_when=when)
-        finally:
-            waiting = False
+        done, pending = await asyncio.wait(
+            objs, timeout=None if timeout == "none" else float(timeout), return_when=when)
         return (
             "done " + (",".join(n for n, o in zip(names, objs) if o in done) or "-")
             + " pending " + (",".join(n for n, o in zip(names, objs) if o in pending) or "-")
@@ -557,17 +495,7 @@ class Runner:
     async def op_with(self, task, op, groups):
         name = op.args[0]
         prim = self.objects[name]
-        me = asyncio.current_task()
-        line = self.waiting.setdefault(name, [])
-        # Known issue semaphore_newcomer: a permit is free while others wait
-        # for one (woken, not yet run): CPython and taal differ on who gets it.
-        if self.kinds[name] == "sem" and line and prim._value > 0:
-            self.flag("known", "semaphore_newcomer")
-        line.append(me)
-        try:
-            await prim.acquire()
-        finally:
-            line.remove(me)
+        await prim.acquire()
         self.say(task, op.line, "acquired")
         try:
             await self.run_body(task, op.body, groups)

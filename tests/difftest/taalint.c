@@ -971,9 +971,8 @@ static void shut_down(void)
         st = taal_run_until_complete(&loop, all);
     } else {
         /* No memory for the gather: still run each to its end, one after
-         * the other, which allocates nothing. (Leaving them pending would
-         * take this run into taal_loop_close's known use after free of a
-         * failed shield never awaited: the known item close_uaf.) */
+         * the other, which allocates nothing, as asyncio.run() would have
+         * them end. */
         fprintf(out, "shutdown: %s\n", describe(st, buf, sizeof buf));
         for (size_t i = 0; i < count && st != TAAL_EDEADLOCK; i++)
             if (!taal_future_done(left[i]))
