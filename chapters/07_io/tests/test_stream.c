@@ -756,7 +756,7 @@ TEST(a_loop_closed_with_a_handlers_callback_still_queued_lets_go_of_it_first)
     client c = {.host = "127.0.0.1", .port = server->port};
     CHECK_EQ(taal_task_create(&loop, connect_body, &c, sizeof c, "client", NULL),
              TAAL_OK);
-    taal_timer guard; /* so that an idle loop jumps to it, never blocks */
+    taal_timer guard = {0}; /* so that an idle loop jumps to it, never blocks */
     CHECK_EQ(taal_timer_start(&loop, &guard, 1000, note_nothing, NULL), TAAL_OK);
     bool queued = false;
     for (int i = 0; i < 100 && !queued; i++) {
