@@ -130,26 +130,27 @@ typedef struct taal_http_get {
                           TAAL_ELIMIT or TAAL_EEOF; HTTP_OK otherwise */
 
     /* Private: the request's progress. */
-    char *headers;                     /**< the response's fields, "name\0value\0" each */
-    size_t headers_len;                /**< the bytes of them */
-    size_t headers_cap;                /**< their allocation */
-    size_t header_count;               /**< how many fields */
-    taal_task *task;                   /**< the task it runs in */
-    struct taal_http_get *prev, *next; /**< in the session's requests */
-    taal_http_host *host;              /**< where it goes */
-    const char *path;                  /**< the path in url */
-    taal_stream *stream;               /**< the connection it was sent on */
-    uint32_t generation;               /**< that connection's generation */
-    uint64_t ticket;                   /**< its place in the order of requests */
-    size_t body_cap;                   /**< the body's allocation */
-    size_t have;                       /**< bytes buffered the parser could not use yet */
-    bool holding;                      /**< it holds the host's turn */
-    bool response;                     /**< the response being read is its own */
-    bool resend;                       /**< it must be sent again, on a new connection */
-    bool write_failed;                 /**< a write of it failed once already */
-    uint32_t waited;                   /**< the generation whose line it waited out */
-    int st;                            /**< the status of the last await */
-    char request[320];                 /**< the request's bytes */
+    char *headers;              /**< the response's fields, "name\0value\0" each */
+    size_t headers_len;         /**< the bytes of them */
+    size_t headers_cap;         /**< their allocation */
+    size_t header_count;        /**< how many fields */
+    taal_task *task;            /**< the task it runs in */
+    struct taal_http_get *prev; /**< the one before, in the session's requests */
+    struct taal_http_get *next; /**< the one after, in the session's requests */
+    taal_http_host *host;       /**< where it goes */
+    const char *path;           /**< the path in url */
+    taal_stream *stream;        /**< the connection it was sent on */
+    uint32_t generation;        /**< that connection's generation */
+    uint64_t ticket;            /**< its place in the order of requests */
+    size_t body_cap;            /**< the body's allocation */
+    size_t have;                /**< bytes buffered the parser could not use yet */
+    bool holding;               /**< it holds the host's turn */
+    bool response;              /**< the response being read is its own */
+    bool resend;                /**< it must be sent again, on a new connection */
+    bool write_failed;          /**< a write of it failed once already */
+    uint32_t waited;            /**< the generation whose line it waited out */
+    int st;                     /**< the status of the last await */
+    char request[320];          /**< the request's bytes */
 } taal_http_get;
 
 /** Prepares @p get to fetch @p url through @p session. TAAL_EINVAL. */
@@ -256,9 +257,9 @@ typedef struct taal_http_site {
     size_t evicted;  /**< idle connections closed to make room for a new one */
     size_t refused;  /**< connections answered 503 for want of room */
 
-    /* Private: the connections waiting for a request's first byte, the
-     * longest waiting first. */
-    struct taal_http_conn *idle_first, *idle_last;
+    /* Private: the connections waiting for a request's first byte. */
+    struct taal_http_conn *idle_first; /**< the one that has waited longest */
+    struct taal_http_conn *idle_last;  /**< the one that has waited least */
 } taal_http_site;
 
 /** Starts serving @p site on the numeric @p host and @p port (0: any; read
