@@ -5,10 +5,10 @@
 # before it said "Connection: close" (g->resend, and the `goto send_again`
 # after the turn is given back); the answer only says when else to.
 lab_edit(chapters/07_io/include/taal_http.h REPLACE [[
-    int st;                            /**< the status of the last await */
+    int st;                     /**< the status of the last await */
 ]] WITH [[
-    int st;                            /**< the status of the last await */
-    bool retried;                      /**< it was sent again after a stale connection */
+    int st;                     /**< the status of the last await */
+    bool retried;               /**< it was sent again after a stale connection */
 ]])
 lab_edit(chapters/07_io/src/http_client.c REPLACE [[
             g->st = failed(g, rc == HTTP_CLOSED ? HTTP_EEOF : rc);
