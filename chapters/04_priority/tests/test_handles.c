@@ -6,7 +6,9 @@
 */
 #include "support.h"
 
-#include <math.h> /* NAN */
+#include <math.h> /* INFINITY, NAN */
+#include <stdio.h>
+#include <string.h>
 
 /* ---- cancelling in every state -------------------------------------------- */
 
@@ -139,6 +141,30 @@ TEST(call_at_takes_absolute_times_and_runs_past_ones_next_in_deadline_order)
     taal_loop_close(&loop);
 }
 
+/* loop.call_at(-math.inf, f): due at the very start of time, INT64_MIN
+ * nanoseconds. The trace writes a timer's deadline relative to the loop's
+ * start, which on the monotonic clock is after 0: that subtraction must not
+ * overflow (the sanitize preset traps if it does). The deadline is written
+ * as the huge negative number it is (about -9.2e15 microseconds). */
+TEST(a_timer_at_minus_infinity_is_traced_without_overflow)
+{
+    const char *path = "ch04_trace_minus_infinity.json";
+    taal_loop loop;
+    taal_loop_options options = {.clock = TAAL_CLOCK_MONOTONIC, .trace = path};
+    CHECK_EQ(taal_loop_init(&loop, &options), TAAL_OK);
+    taal_timer t = {0};
+    CHECK_EQ(taal_call_at(&loop, &t, -INFINITY, note_callback, "x"), TAAL_OK);
+    CHECK_EQ(taal_timer_cancel(&loop, &t), TAAL_OK);
+    taal_loop_close(&loop);
+    char got[2048] = "";
+    FILE *in = fopen(path, "r");
+    CHECK(in != NULL);
+    got[fread(got, 1, sizeof got - 1, in)] = '\0';
+    fclose(in);
+    remove(path);
+    CHECK(strstr(got, "\"deadline\":-92233") != NULL);
+}
+
 /* ---- removing a cancelled timer costs O(log n) ---------------------------------- */
 
 TEST(half_of_many_timers_cancelled_the_rest_fire_in_order)
@@ -234,6 +260,7 @@ static const taal_test tests[] = {
     TEST_ENTRY(a_call_soon_handle_cancelled_in_the_ready_queue_never_runs),
     TEST_ENTRY(cancelling_what_already_ran_is_harmless),
     TEST_ENTRY(call_at_takes_absolute_times_and_runs_past_ones_next_in_deadline_order),
+    TEST_ENTRY(a_timer_at_minus_infinity_is_traced_without_overflow),
     TEST_ENTRY(half_of_many_timers_cancelled_the_rest_fire_in_order),
     TEST_ENTRY(an_armed_timers_handle_is_cancelled_through_its_timer_only),
     TEST_ENTRY(bad_input_to_handles_is_refused),

@@ -122,6 +122,17 @@ static double ts(taal_loop *loop)
     return (double)(taal__now(loop) - loop->start) / 1e3;
 }
 
+/* A deadline in microseconds since the loop's start. A timer due at minus
+ * infinity (taal_call_at(-inf)) is due at INT64_MIN nanoseconds, and on the
+ * monotonic clock the start is after 0: subtracting in 64 bits would
+ * overflow, so that one difference is taken in doubles. */
+static double since_start(const taal_loop *loop, int64_t deadline)
+{
+    if (loop->start > 0 && deadline < INT64_MIN + loop->start)
+        return ((double)deadline - (double)loop->start) / 1e3;
+    return (double)(deadline - loop->start) / 1e3;
+}
+
 /* A JSON string's inside: quotes, backslashes and control characters
  * escaped; UTF-8 passes through. At most `size` - 1 bytes. */
 static const char *escape(const char *s, char *buf, size_t size)
@@ -179,8 +190,7 @@ void taal__trace_step_end(taal_loop *loop, const taal_task *task, int rc)
         snprintf(args, sizeof args, "\"then\":\"done\",\"status\":\"%s\"",
                  escape(taal_strerror(rc), json, sizeof json));
     } else if (task->step.index != 0) {
-        double until =
-            (double)(loop->heap[task->step.index - 1].deadline - loop->start) / 1e3;
+        double until = since_start(loop, loop->heap[task->step.index - 1].deadline);
         snprintf(args, sizeof args, "\"then\":\"sleep\",\"until\":%.3f", until);
     } else if (step->future != NULL) {
         taal__future_describe(step->future, what, sizeof what);
@@ -259,10 +269,9 @@ void taal__trace_wakes(taal_loop *loop, const taal_future *future)
 
 void taal__trace_timer(taal_loop *loop, const char *what, const taal_timer *timer)
 {
-    double deadline =
-        timer->index != 0
-            ? (double)(loop->heap[timer->index - 1].deadline - loop->start) / 1e3
-            : ts(loop);
+    double deadline = timer->index != 0
+                          ? since_start(loop, loop->heap[timer->index - 1].deadline)
+                          : ts(loop);
     emit(loop,
          "\"name\":\"%s\",\"ph\":\"i\",\"s\":\"t\",\"pid\":1,\"tid\":0,\"ts\":%.3f,"
          "\"args\":{\"deadline\":%.3f}",
