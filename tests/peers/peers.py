@@ -50,6 +50,16 @@ def check(condition, why):
         raise Failed(why)
 
 
+def die_with_parent():
+    """In a peer, before exec: on Linux, SIGKILL when this script dies, even
+    by SIGKILL (a time limit's), so that no peer outlives its test."""
+    try:
+        import ctypes
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
 def free_port():
     """A loopback port nobody listens on now (the kernel's pick)."""
     with socket.socket() as s:
@@ -75,7 +85,8 @@ def run(argv, timeout=15, env=None):
     print("$", " ".join(repr(a) if ("\r" in a or " " in a) else a for a in argv),
           flush=True)
     try:
-        p = subprocess.run(argv, capture_output=True, timeout=timeout, env=env)
+        p = subprocess.run(argv, capture_output=True, timeout=timeout, env=env,
+                           preexec_fn=die_with_parent)
     except subprocess.TimeoutExpired as e:
         out = (e.stdout or b"").decode(errors="replace")
         raise Failed(f"{os.path.basename(argv[0])} took over {timeout} s\n{out}")
@@ -127,7 +138,7 @@ class Peers:
         return self.path(name)
 
     def start(self, argv, **kw):
-        proc = subprocess.Popen(argv, **kw)
+        proc = subprocess.Popen(argv, preexec_fn=die_with_parent, **kw)
         self.procs.append(proc)
         return proc
 
