@@ -117,6 +117,8 @@ class Peers:
         self.serve = args.serve
         self.dir = tempfile.mkdtemp(prefix="taal-peers-")
         self.procs = []
+        self.serve_stderr = None  # peer_serve's summary: to the test's output
+        self.server = None  # peer_serve, if started
 
     def close(self):
         for proc in self.procs:
@@ -160,7 +162,8 @@ master_process off;
 worker_processes 1;
 pid {self.path('nginx.pid')};
 error_log {self.path('logs', 'error.log')} warn;
-events {{ worker_connections 1024; }}
+worker_rlimit_nofile 8192;
+events {{ worker_connections 4096; }}
 http {{
     access_log {self.path('logs', 'access.log')};
 {temps}
@@ -199,11 +202,24 @@ http {{
         bodies = self.path("bodies")
         os.makedirs(bodies)
         proc = self.start([self.serve, "--seconds", "60", "--write-bodies", bodies],
-                          stdout=subprocess.PIPE)
+                          stdout=subprocess.PIPE, stderr=self.serve_stderr)
+        self.server = proc
         line = proc.stdout.readline().decode()
         m = re.match(r"port (\d+)$", line.strip())
         check(m, f"peer_serve printed {line!r}, not its port")
         return int(m.group(1))
+
+    def stop_taal_server(self):
+        """SIGTERM to peer_serve: it must close its server and exit 0 (under
+        a sanitizer, a leak or an error found at exit fails the test)."""
+        if self.server is None:
+            return
+        self.server.terminate()
+        try:
+            rc = self.server.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            raise Failed("peer_serve did not stop within 5 s of SIGTERM")
+        check(rc == 0, f"peer_serve exited with status {rc} after SIGTERM")
 
     def body(self, name):
         with open(self.path("bodies", name), "rb") as f:
@@ -467,10 +483,99 @@ SCENARIOS = {f.__name__: f for f in (
     client_crlf_url_refused, server_curl_head_then_get, server_curl_http10_keepalive,
     server_curl_expect_100, server_no_host_400, server_ab_keepalive, server_ab)}
 
+# ---- measure.sh: the issue's table, re-measured ----------------------------------
+ROWS = [
+    ("client_nginx_keepalive_limit", "client vs nginx: 1,500 concurrent GETs, keepalive_requests 1000"),
+    ("client_nginx_idle_close", "client vs nginx: 2 GETs 1.5 s apart, keepalive_timeout 1s"),
+    ("client_nginx_204_301", "client vs nginx: 204 and 301, status and body"),
+    ("client_nginx_chunked", "client vs nginx: chunked (SSI), byte-exact"),
+    ("client_nginx_large_file", "client vs nginx: 8 MiB file, byte-exact"),
+    ("client_python_closes_each", "client vs http.server (1.0, closes): 5 concurrent GETs"),
+    ("client_crlf_url_refused", "client: CR/LF in a URL refused, nothing smuggled"),
+    ("server_curl_head_then_get", "server vs curl: HEAD /chunked then GET, one connection"),
+    ("server_curl_http10_keepalive", "server vs curl: HTTP/1.0 keep-alive reused"),
+    ("server_curl_expect_100", "server vs curl: Expect: 100-continue, 2 MB, < 0.5 s"),
+    ("server_no_host_400", "server: HTTP/1.1 without Host gets 400"),
+    ("server_ab_keepalive", "server vs ab -k -n 20000 -c 50"),
+    ("server_ab", "server vs ab -n 5000 -c 50"),
+]
+
+
+def rate_of(argv, pattern, timeout=30):
+    try:
+        p = subprocess.run(argv, capture_output=True, timeout=timeout,
+                           preexec_fn=die_with_parent)
+    except subprocess.TimeoutExpired:
+        return "timeout"
+    m = re.search(pattern, p.stdout.decode(errors="replace"), re.M)
+    return f"{float(m.group(1)):,.0f}" if m else "failed"
+
+
+def references(args):
+    """Throughput rows: wrk against the server, and ab and wrk against nginx
+    serving the same 25-byte body on this machine."""
+    rows = []
+    wrk = shutil.which("wrk")
+    ab = shutil.which("ab")
+    p = Peers(args)
+    p.serve_stderr = subprocess.DEVNULL
+    try:
+        port = p.taal_server()
+        if wrk:
+            rows.append(("server vs wrk -t2 -c50 -d5s", "-", rate_of(
+                [wrk, "-t2", "-c50", "-d5s", f"http://127.0.0.1:{port}/"],
+                r"^Requests/sec:\s+([\d.]+)")))
+    finally:
+        p.close()
+    p = Peers(args)
+    try:
+        p.html("index.txt", b"hello from taal's server\n")
+        port, _ = p.nginx("        access_log off;")
+        url = f"http://127.0.0.1:{port}/index.txt"
+        if ab:
+            for flags in (["-k", "-n", "20000"], ["-n", "5000"]):
+                rows.append((f"nginx vs ab {' '.join(flags)} -c 50 (reference)", "-",
+                             rate_of([ab, "-q", "-s", "5"] + flags + ["-c", "50", url],
+                                     r"^Requests per second:\s+([\d.]+)")))
+        if wrk:
+            rows.append(("nginx vs wrk -t2 -c50 -d5s (reference)", "-", rate_of(
+                [wrk, "-t2", "-c50", "-d5s", url], r"^Requests/sec:\s+([\d.]+)")))
+    except Skipped:
+        rows.append(("nginx (reference)", "skipped", "-"))
+    finally:
+        p.close()
+    return rows
+
+
+def measure(args):
+    rows, notes = [], []
+    for name, title in ROWS:
+        t0 = time.monotonic()
+        p = subprocess.run([sys.executable, __file__, name, "--get", args.get,
+                            "--serve", args.serve], capture_output=True, timeout=60)
+        out = p.stdout.decode(errors="replace")
+        result = {0: "pass", SKIP: "skipped"}.get(p.returncode, "FAIL")
+        m = re.search(r"^ab(?: -k)?: ([\d.]+) req/s", out, re.M)
+        rate = f"{float(m.group(1)):,.0f}" if m and result == "pass" else "-"
+        if result == "FAIL":
+            why = re.search(r"^FAILED: (.*)", out, re.M)
+            notes.append(f"{name}: {why.group(1) if why else 'exit ' + str(p.returncode)}")
+        rows.append((title, result, rate))
+        print(f"  {name}: {result} ({time.monotonic() - t0:.1f} s)", file=sys.stderr)
+    rows += references(args)
+    width = max(len(r[0]) for r in rows)
+    print(f"| {'scenario':<{width}} | result  |    req/s |")
+    print(f"|{'-' * (width + 2)}|---------|---------:|")
+    for title, result, rate in rows:
+        print(f"| {title:<{width}} | {result:<7} | {rate:>8} |")
+    for note in notes:
+        print(f"- {note}")
+    return 0 if all(r[1] != "FAIL" for r in rows) else 1
+
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("scenario", choices=sorted(SCENARIOS))
+    parser.add_argument("scenario", choices=sorted(SCENARIOS) + ["measure"])
     parser.add_argument("--get", required=True, help="the peer_get program")
     parser.add_argument("--serve", required=True, help="the peer_serve program")
     args = parser.parse_args()
@@ -479,11 +584,14 @@ def main():
     def stop(signum, frame):
         raise SystemExit(f"stopped by signal {signum}")
     signal.signal(signal.SIGTERM, stop)
+    if args.scenario == "measure":
+        return measure(args)
 
     peers = Peers(args)
     try:
         print(SCENARIOS[args.scenario].__doc__.strip(), flush=True)
         SCENARIOS[args.scenario](peers)
+        peers.stop_taal_server()
     except Skipped as e:
         print(f"skipped: {e}")
         return SKIP
