@@ -10,8 +10,9 @@
 **     lost its opening);
 **   - a heading with an unbalanced double quote, or an H1 that appears twice
 **     on one page (an editorial note rendered as a section);
-**   - an internal link (href or src) to a file that is not there, or to an
-**     anchor that the file does not have;
+**   - an internal link (href or src) to a page or file that is not there
+**     (a picture, a diff, a seed), or to an anchor that the page does not
+**     have;
 **   - a chapter page (md_docs_NN_*.html) without a link whose text starts
 **     "Previous" to the chapter before it, or "Next" to the chapter after.
 **
@@ -281,7 +282,7 @@ static bool has_anchor(const page *target, const char *anchor, size_t len)
     return false;
 }
 
-static void check_links(const page *p)
+static void check_links(const page *p, const char *root)
 {
     static const char *const attrs[] = {" href=\"", " src=\""};
     char dir[4096];
@@ -334,6 +335,15 @@ static void check_links(const page *p)
             }
             if (!has_suffix(target, ".html")) {
                 /* A picture, a diff, a seed: it must be there. */
+                char path[8192];
+                FILE *f = NULL;
+                if (snprintf(path, sizeof path, "%s/%s", root, target) < (int)sizeof path)
+                    f = fopen(path, "rb");
+                if (f)
+                    fclose(f);
+                else
+                    fail(p, (size_t)(at - p->html),
+                         "a link to a file that is not there: %s", target);
                 continue;
             }
             const page *t = find_page(target);
@@ -412,7 +422,7 @@ int main(int argc, char **argv)
         for (size_t i = 0; i < npages; i++) {
             check_text(&pages[i]);
             check_headings(&pages[i]);
-            check_links(&pages[i]);
+            check_links(&pages[i], argv[1]);
         }
         check_navigation();
         printf("%zu pages, %lu problems\n", npages, problems);

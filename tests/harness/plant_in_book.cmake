@@ -2,12 +2,13 @@
 # check: copy the built book, plant one fault in one page, and require
 # bookcheck to fail, naming it.
 #
-#   cmake -DBOOKCHECK=<bookcheck> -DHTML=<html dir> -DSUBDIRS=<list>
+#   cmake -DBOOKCHECK=<bookcheck> -DHTML=<html dir> -DSUBDIRS=<a,b,...>
 #         -DCOPY=<dir> -DPAGE=<page.html> -DFROM=<text> -DTO=<text>
 #         -DREASON=<regex> -P plant_in_book.cmake
 #
 # The first FROM in PAGE becomes TO (FROM must be there). Passes only if
-# bookcheck exits 1 and its output matches REASON.
+# bookcheck exits 1, its output matches REASON, and it found one problem:
+# the planted one (the book it was copied from is clean).
 cmake_minimum_required(VERSION 3.25)
 foreach(var BOOKCHECK HTML COPY PAGE FROM TO REASON)
   if(NOT DEFINED ${var})
@@ -15,7 +16,8 @@ foreach(var BOOKCHECK HTML COPY PAGE FROM TO REASON)
   endif()
 endforeach()
 file(REMOVE_RECURSE "${COPY}")
-file(COPY "${HTML}/" DESTINATION "${COPY}" PATTERN "*.png" EXCLUDE PATTERN "*.svg" EXCLUDE)
+file(COPY "${HTML}/" DESTINATION "${COPY}")
+string(REPLACE "," ";" SUBDIRS "${SUBDIRS}")
 file(READ "${COPY}/${PAGE}" page)
 string(FIND "${page}" "${FROM}" at)
 if(at EQUAL -1)
@@ -35,4 +37,7 @@ if(NOT status EQUAL 1)
 endif()
 if(NOT out MATCHES "${REASON}")
   message(FATAL_ERROR "bookcheck failed, but not for the reason planted: ${REASON}")
+endif()
+if(NOT out MATCHES " pages, 1 problems\n")
+  message(FATAL_ERROR "bookcheck found more than the one problem planted")
 endif()
