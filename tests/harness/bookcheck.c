@@ -1,0 +1,439 @@
+/*
+** bookcheck.c -- the rendered book is clean.
+**
+** Reads the HTML that Doxygen made of the book and fails on what a reader
+** would see broken:
+**
+**   - raw Markdown or Doxygen in the text: a link that did not render
+**     ("]("), a command ("@section", "@subsection", "@ref", "@page",
+**     "\ref", an "autotoc_md" label), or a visible "-->" (a comment that
+**     lost its opening);
+**   - a heading with an unbalanced double quote, or an H1 that appears twice
+**     on one page (an editorial note rendered as a section);
+**   - an internal link (href or src) to a page or file that is not there
+**     (a picture, a diff, a seed), or to an anchor that the page does not
+**     have;
+**   - a chapter page (md_docs_NN_*.html) without a link whose text starts
+**     "Previous" to the chapter before it, or "Next" to the chapter after.
+**
+** Code (<div class="fragment">, <pre>, <code>, <tt>), scripts and real HTML
+** comments are not text: what they hold is shown as written.
+**
+** Usage:
+**   bookcheck DIR [SUBDIR...]
+**
+**   DIR     the book's html folder; every *.html in it is checked
+**   SUBDIR  folders under DIR whose *.html are checked too (the API
+**           reference of each chapter)
+**
+** Prints one line per problem ("FILE:LINE: what"), then "N pages, N
+** problems". Exits 0 if there were none, 1 if there were, 2 for a usage
+** error or a file that cannot be read.
+*/
+#define _POSIX_C_SOURCE 200809L
+
+#include <dirent.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    char *name; /* relative to DIR, e.g. "md_docs_02_custom_loop.html" */
+    char *html; /* the file as read */
+    char *text; /* the same, with code, scripts, comments and tags blanked */
+    size_t len;
+} page;
+
+static page *pages;
+static size_t npages, cap;
+static unsigned long problems;
+
+static void fail(const page *p, size_t at, const char *fmt, const char *arg)
+{
+    size_t line = 1;
+    for (size_t i = 0; i < at && i < p->len; i++)
+        line += p->html[i] == '\n';
+    printf("%s:%zu: ", p->name, line);
+    printf(fmt, arg);
+    putchar('\n');
+    problems++;
+}
+
+static char *read_all(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t size = 0, room = 65536;
+    char *buf = malloc(room + 1);
+    size_t n;
+    while (buf && (n = fread(buf + size, 1, room - size, f)) > 0) {
+        size += n;
+        if (size == room) {
+            char *more = realloc(buf, room * 2 + 1);
+            if (!more) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = more;
+            room *= 2;
+        }
+    }
+    bool bad = ferror(f);
+    fclose(f);
+    if (!buf || bad) {
+        free(buf);
+        return NULL;
+    }
+    buf[size] = '\0';
+    *len = size;
+    return buf;
+}
+
+/* Blank (to spaces, keeping newlines) every region from `open` to the end
+ * of `close`; a region that is not closed runs to the end of the page. */
+static void blank(char *text, const char *open, const char *close)
+{
+    char *at = text;
+    while ((at = strstr(at, open)) != NULL) {
+        char *end = strstr(at + strlen(open), close);
+        end = end ? end + strlen(close) : at + strlen(at);
+        for (char *c = at; c < end; c++)
+            if (*c != '\n')
+                *c = ' ';
+        at = end;
+    }
+}
+
+static bool has_suffix(const char *s, const char *suffix)
+{
+    size_t a = strlen(s), b = strlen(suffix);
+    return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+static int compare_names(const void *a, const void *b)
+{
+    return strcmp(((const page *)a)->name, ((const page *)b)->name);
+}
+
+static int load_dir(const char *root, const char *sub)
+{
+    char path[8192];
+    snprintf(path, sizeof path, "%s%s%s", root, sub ? "/" : "", sub ? sub : "");
+    DIR *d = opendir(path);
+    if (!d) {
+        fprintf(stderr, "bookcheck: cannot open %s\n", path);
+        return -1;
+    }
+    struct dirent *e;
+    int status = 0;
+    while (status == 0 && (e = readdir(d)) != NULL) {
+        if (!has_suffix(e->d_name, ".html"))
+            continue;
+        if (npages == cap) {
+            size_t more = cap ? cap * 2 : 256;
+            page *grown = realloc(pages, more * sizeof *pages);
+            if (!grown) {
+                status = -1;
+                break;
+            }
+            pages = grown;
+            cap = more;
+        }
+        page *p = &pages[npages];
+        char name[2048];
+        snprintf(name, sizeof name, "%s%s%s", sub ? sub : "", sub ? "/" : "", e->d_name);
+        if (snprintf(path, sizeof path, "%s/%s", root, name) >= (int)sizeof path)
+            continue;
+        p->name = strdup(name);
+        p->html = read_all(path, &p->len);
+        p->text = p->html ? strdup(p->html) : NULL;
+        if (!p->name || !p->html || !p->text) {
+            fprintf(stderr, "bookcheck: cannot read %s\n", path);
+            free(p->name);
+            free(p->html);
+            free(p->text);
+            status = -1;
+            break;
+        }
+        npages++;
+    }
+    closedir(d);
+    return status;
+}
+
+static page *find_page(const char *name)
+{
+    for (size_t i = 0; i < npages; i++)
+        if (strcmp(pages[i].name, name) == 0)
+            return &pages[i];
+    return NULL;
+}
+
+/* Blank what is not text: code, scripts, comments, tags. */
+static void prepare(page *p)
+{
+    blank(p->text, "<script", "</script>");
+    blank(p->text, "<div class=\"fragment\">", "</div><!-- fragment -->");
+    blank(p->text, "<pre", "</pre>");
+    blank(p->text, "<code", "</code>");
+    blank(p->text, "<tt>", "</tt>");
+    blank(p->text, "<!--", "-->");
+    /* The tags themselves, so that only text is left. */
+    for (char *c = p->text; *c; c++) {
+        if (*c != '<')
+            continue;
+        char *end = strchr(c, '>');
+        if (!end)
+            break;
+        for (; c < end; c++)
+            if (*c != '\n')
+                *c = ' ';
+        *c = ' ';
+    }
+}
+
+static void check_text(const page *p)
+{
+    static const char *const raw[] = {
+        "](",     "@section",   "@subsection", "@ref ",  "@page ",
+        "\\ref ", "autotoc_md", "-->",         "--&gt;",
+    };
+    for (size_t i = 0; i < sizeof raw / sizeof raw[0]; i++) {
+        const char *at = p->text;
+        while ((at = strstr(at, raw[i])) != NULL) {
+            fail(p, (size_t)(at - p->text), "raw markup in the text: '%s'", raw[i]);
+            at += strlen(raw[i]);
+        }
+    }
+}
+
+/* The text of the element that starts at `open` (a tag) and ends at
+ * `close`, tags left out, in `out`. */
+static void inner_text(const char *open, const char *close, char *out, size_t size)
+{
+    const char *c = strchr(open, '>');
+    size_t n = 0;
+    bool in_tag = false;
+    const char *end = c ? strstr(c, close) : NULL;
+    if (!c || !end) {
+        out[0] = '\0';
+        return;
+    }
+    for (c++; c < end && n + 1 < size; c++) {
+        if (*c == '<')
+            in_tag = true;
+        else if (*c == '>')
+            in_tag = false;
+        else if (!in_tag && (*c != '\n' || n > 0))
+            out[n++] = *c;
+    }
+    while (n > 0 && (out[n - 1] == '\n' || out[n - 1] == ' '))
+        n--;
+    out[n] = '\0';
+}
+
+static void check_headings(const page *p)
+{
+    char seen[64][256];
+    size_t nseen = 0;
+    for (int level = 1; level <= 6; level++) {
+        char open[8], close[8];
+        snprintf(open, sizeof open, "<h%d", level);
+        snprintf(close, sizeof close, "</h%d>", level);
+        const char *at = p->html;
+        while ((at = strstr(at, open)) != NULL) {
+            char title[256];
+            inner_text(at, close, title, sizeof title);
+            size_t quotes = 0;
+            for (const char *c = title; *c; c++)
+                quotes += *c == '"';
+            if (quotes % 2)
+                fail(p, (size_t)(at - p->html), "heading with an unbalanced quote: %s",
+                     title);
+            if (level == 1) {
+                for (size_t i = 0; i < nseen; i++)
+                    if (strcmp(seen[i], title) == 0)
+                        fail(p, (size_t)(at - p->html), "a second H1 '%s' on the page",
+                             title);
+                if (nseen < 64)
+                    strcpy(seen[nseen++], title);
+            }
+            at += strlen(open);
+        }
+    }
+}
+
+/* Does `target` have an element with id or name `anchor`? */
+static bool has_anchor(const page *target, const char *anchor, size_t len)
+{
+    static const char *const attrs[] = {"id=\"", "name=\""};
+    for (size_t i = 0; i < 2; i++) {
+        const char *at = target->html;
+        size_t alen = strlen(attrs[i]);
+        while ((at = strstr(at, attrs[i])) != NULL) {
+            at += alen;
+            if (strncmp(at, anchor, len) == 0 && at[len] == '"')
+                return true;
+        }
+    }
+    return false;
+}
+
+static void check_links(const page *p, const char *root)
+{
+    static const char *const attrs[] = {" href=\"", " src=\""};
+    char dir[4096];
+    const char *slash = strrchr(p->name, '/');
+    size_t dlen = slash ? (size_t)(slash - p->name + 1) : 0;
+    memcpy(dir, p->name, dlen);
+    dir[dlen] = '\0';
+    for (size_t i = 0; i < 2; i++) {
+        const char *at = p->html;
+        while ((at = strstr(at, attrs[i])) != NULL) {
+            at += strlen(attrs[i]);
+            const char *end = strchr(at, '"');
+            if (!end)
+                break;
+            size_t n = (size_t)(end - at);
+            char link[4096];
+            if (n >= sizeof link)
+                continue;
+            memcpy(link, at, n);
+            link[n] = '\0';
+            at = end;
+            /* Inside a script, or another site, or not a page. */
+            if (strstr(link, "://") || strncmp(link, "mailto:", 7) == 0 ||
+                strncmp(link, "javascript:", 11) == 0 || link[0] == '\0')
+                continue;
+            char *hash = strchr(link, '#');
+            char *anchor = hash ? hash + 1 : NULL;
+            if (hash)
+                *hash = '\0';
+            char target[8192];
+            if (link[0] == '\0') {
+                snprintf(target, sizeof target, "%s", p->name);
+            } else {
+                /* Resolve "../" against the page's folder. */
+                char base[4096];
+                snprintf(base, sizeof base, "%s", dir);
+                const char *rest = link;
+                while (strncmp(rest, "../", 3) == 0) {
+                    size_t b = strlen(base);
+                    if (b > 0)
+                        base[--b] = '\0';
+                    char *up = strrchr(base, '/');
+                    if (up)
+                        up[1] = '\0';
+                    else
+                        base[0] = '\0';
+                    rest += 3;
+                }
+                snprintf(target, sizeof target, "%s%s", base, rest);
+            }
+            if (!has_suffix(target, ".html")) {
+                /* A picture, a diff, a seed: it must be there. */
+                char path[8192];
+                FILE *f = NULL;
+                if (snprintf(path, sizeof path, "%s/%s", root, target) < (int)sizeof path)
+                    f = fopen(path, "rb");
+                if (f)
+                    fclose(f);
+                else
+                    fail(p, (size_t)(at - p->html),
+                         "a link to a file that is not there: %s", target);
+                continue;
+            }
+            const page *t = find_page(target);
+            if (!t) {
+                fail(p, (size_t)(at - p->html), "a link to a page that is not there: %s",
+                     target);
+                continue;
+            }
+            if (anchor && anchor[0] && !has_anchor(t, anchor, strlen(anchor)))
+                fail(p, (size_t)(at - p->html),
+                     "a link to an anchor that is not there: %s", anchor);
+        }
+    }
+}
+
+/* Some <a> of `p` goes to `target` and its text starts with `word`. */
+static bool links_to(const page *p, const char *word, const char *target)
+{
+    const char *at = p->html;
+    while ((at = strstr(at, "<a ")) != NULL) {
+        const char *tag_end = strchr(at, '>');
+        if (!tag_end)
+            break;
+        const char *href = strstr(at, "href=\"");
+        if (href && href < tag_end && strncmp(href + 6, target, strlen(target)) == 0 &&
+            (href[6 + strlen(target)] == '"' || href[6 + strlen(target)] == '#')) {
+            char text[256];
+            inner_text(at, "</a>", text, sizeof text);
+            if (strncmp(text, word, strlen(word)) == 0)
+                return true;
+        }
+        at = tag_end;
+    }
+    return false;
+}
+
+static bool is_chapter(const page *p)
+{
+    const char *n = p->name;
+    return strncmp(n, "md_docs_", 8) == 0 && n[8] >= '0' && n[8] <= '9' && n[9] >= '0' &&
+           n[9] <= '9' && n[10] == '_';
+}
+
+static void check_navigation(void)
+{
+    const page *chapters[100];
+    size_t n = 0;
+    for (size_t i = 0; i < npages && n < 100; i++)
+        if (is_chapter(&pages[i]))
+            chapters[n++] = &pages[i];
+    for (size_t i = 0; i < n; i++) {
+        if (i > 0 && !links_to(chapters[i], "Previous", chapters[i - 1]->name))
+            fail(chapters[i], 0, "no \"Previous\" link to %s", chapters[i - 1]->name);
+        if (i + 1 < n && !links_to(chapters[i], "Next", chapters[i + 1]->name))
+            fail(chapters[i], 0, "no \"Next\" link to %s", chapters[i + 1]->name);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: bookcheck DIR [SUBDIR...]\n");
+        return 2;
+    }
+    int status = load_dir(argv[1], NULL);
+    for (int i = 2; status == 0 && i < argc; i++)
+        status = load_dir(argv[1], argv[i]);
+    if (status == 0 && npages == 0) {
+        fprintf(stderr, "bookcheck: no pages in %s\n", argv[1]);
+        status = -1;
+    }
+    if (status == 0) {
+        qsort(pages, npages, sizeof *pages, compare_names);
+        for (size_t i = 0; i < npages; i++)
+            prepare(&pages[i]);
+        for (size_t i = 0; i < npages; i++) {
+            check_text(&pages[i]);
+            check_headings(&pages[i]);
+            check_links(&pages[i], argv[1]);
+        }
+        check_navigation();
+        printf("%zu pages, %lu problems\n", npages, problems);
+    }
+    for (size_t i = 0; i < npages; i++) {
+        free(pages[i].name);
+        free(pages[i].html);
+        free(pages[i].text);
+    }
+    free(pages);
+    if (status != 0)
+        return 2;
+    return problems ? 1 : 0;
+}
