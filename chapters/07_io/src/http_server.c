@@ -271,6 +271,20 @@ static int request_body(taal_http_request *r, http_span piece)
     return TAAL_OK;
 }
 
+/* Between requests: a body buffer grown past KEEP_BODY for one large
+ * upload is let go, so that a kept-alive connection holds no more than
+ * that while it waits. */
+#define KEEP_BODY 65536
+
+static void request_done(taal_http_request *r)
+{
+    if (r->data_cap > KEEP_BODY) {
+        taal__free(r->data);
+        r->data = NULL;
+        r->data_cap = 0;
+    }
+}
+
 static void request_free(taal_http_request *r)
 {
     taal__free(r->text);
@@ -837,6 +851,7 @@ static int conn_body(taal_coro *self)
             break;
         }
         f->st = end_body(f);
+        request_done(&f->request);
         f->site->requests++;
         if (!f->keep || f->st != TAAL_OK)
             break;
