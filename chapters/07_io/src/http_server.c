@@ -611,9 +611,16 @@ static int start_response(conn_frame *f, const taal_http_route *route, int statu
     if (!fits)
         return TAAL_ELIMIT;
     f->rep = f->off = 0;
-    if (res == NULL || res->fields_len == 0) /* the head in one write */
-        return append(f, &used, "\r\n") ? taal_stream_write(f->stream, f->line, used)
-                                        : TAAL_ELIMIT;
+    if (res == NULL || res->fields_len == 0) { /* the head in one write */
+        if (!append(f, &used, "\r\n"))
+            return TAAL_ELIMIT;
+        if (!f->chunked && f->repeat == 1 && f->length <= sizeof f->line - used) {
+            memcpy(f->line + used, f->body, f->length); /* and a small body with it: */
+            used += f->length;                          /* one send, one segment */
+            f->off = f->length;
+        }
+        return taal_stream_write(f->stream, f->line, used);
+    }
     int rc = taal_stream_write(f->stream, f->line, used);
     if (rc == TAAL_OK)
         rc = taal_stream_write(f->stream, res->fields, res->fields_len);
