@@ -249,14 +249,13 @@ static int request_start(taal_http_request *r, http_span method, http_span targe
 }
 
 /* The head is complete: the pointers into the text, which moves no more. */
-static int request_ready(taal_http_request *r, int version_minor)
+static void request_ready(taal_http_request *r, int version_minor)
 {
     r->method = r->text;
     r->path = r->method + strlen(r->method) + 1;
     r->query = r->path + strlen(r->path) + 1;
     r->version_minor = version_minor;
     r->body = "";
-    return TAAL_OK;
 }
 
 static int request_body(taal_http_request *r, http_span piece)
@@ -437,9 +436,7 @@ static int judge(conn_frame *f)
     if (f->route->handler != NULL) {
         if (p->framing == HTTP_FRAMING_LENGTH && p->content_length > max_body(f->site))
             return 413;
-        int rc = request_ready(&f->request, p->version_minor);
-        if (rc != TAAL_OK)
-            return 500;
+        request_ready(&f->request, p->version_minor);
     }
     if (f->expect && has_body && p->version_minor >= 1) {
         static const char go_on[] = "HTTP/1.1 100 Continue\r\n\r\n";
