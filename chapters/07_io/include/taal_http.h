@@ -218,13 +218,15 @@ const char *taal_http_get_header(const taal_http_get *get, const char *name);
  *  site's max_body; the parser's status for a request it cannot parse
  *  (400, 413, 414, 431, 501, 505); 500 for a handler that fails. Each of
  *  those is answered as soon as it is known, and the connection is
- *  closed. A request with `Expect: 100-continue` that will be read gets
- *  `HTTP/1.1 100 Continue` before its body is. Every response has a `Date`
- *  and the reason phrase RFC 9110 gives its status; 1xx, 204 and 304 have
- *  neither a body nor a Content-Length, a response to HEAD has the headers
- *  of the GET and no body. An HTTP/1.0 client that asks for keep-alive is
- *  told `Connection: keep-alive` and kept; one that does not is answered
- *  and closed, and is never sent a chunked body (it gets a Content-Length).
+ *  closed, gently: writing is shut, and what the client still sends is
+ *  read and dropped for up to 5 s, so that its unread body does not make
+ *  the kernel reset the connection under the response. A request with `Expect:
+ * 100-continue` that will be read gets `HTTP/1.1 100 Continue` before its body is. Every
+ * response has a `Date` and the reason phrase RFC 9110 gives its status; 1xx, 204 and 304
+ * have neither a body nor a Content-Length, a response to HEAD has the headers of the GET
+ * and no body. An HTTP/1.0 client that asks for keep-alive is told `Connection:
+ * keep-alive` and kept; one that does not is answered and closed, and is never sent a
+ * chunked body (it gets a Content-Length).
  *  @{
  */
 

@@ -55,6 +55,8 @@ enum { PIECE = 16384 };
 /* The defaults of the site's limits. */
 #define HEADER_TIMEOUT 10.0
 #define IDLE_TIMEOUT 5.0
+/* Seconds a refused request's body is read and dropped, at most. */
+#define LINGER 5.0
 #define MAX_CONNECTIONS 256
 /* Descriptors the default cap leaves to the rest of the process. */
 #define SPARE_DESCRIPTORS 16
@@ -813,8 +815,9 @@ static int conn_body(taal_coro *self)
             break;
         }
         if (f->rc < 0 || f->rc == REFUSED) { /* say which status, and hang up */
-            start_response(f, NULL, f->rc < 0 ? http_error_status(f->rc) : f->refuse);
-            break;
+            f->st =
+                start_response(f, NULL, f->rc < 0 ? http_error_status(f->rc) : f->refuse);
+            goto linger;
         }
 
         /* 2. A handler makes its response, in this task: a child
@@ -862,6 +865,27 @@ static int conn_body(taal_coro *self)
         http_parser_reset(&f->parser);
         f->kept = true;
         f->idle_done = false;
+    }
+    goto close;
+
+linger:
+    /* 4. A lingering close, as nginx's: a request refused before its body
+     * was read may still be sending it, and closing a socket with unread
+     * bytes makes the kernel send a reset, which can destroy the response
+     * before the client reads it (curl: "Failure when receiving data",
+     * for a 405 to a 20 MB POST). So: send the response, shut writing
+     * (the client reads it, then the end), and read and drop what still
+     * comes, until the client closes or LINGER seconds have passed. */
+    if (f->st == TAAL_OK)
+        TAAL_STREAM_DRAIN_STATUS(f->st, f->stream);
+    if (f->st == TAAL_OK)
+        f->st = taal_stream_write_eof(f->stream);
+    if (f->st == TAAL_OK && taal_timeout_open(&f->timeout, LINGER) == TAAL_OK) {
+        while (f->st == TAAL_OK) {
+            taal_stream_consume(f->stream, taal_stream_buffered(f->stream));
+            TAAL_STREAM_FILL_STATUS(f->st, f->stream, 0);
+        }
+        f->st = taal_timeout_close(&f->timeout, f->st);
     }
 close:
     request_free(&f->request);
