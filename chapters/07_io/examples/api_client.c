@@ -43,9 +43,13 @@ static const char posts[] = "[{\"id\": 1, \"title\": \"await\"}, "
 static const char user[] = "{\"id\": 1, \"name\": \"Asha\"}\n";
 
 static const taal_http_route routes[] = {
-    {"/", 200, "text/html", home, 0, 0, false},
-    {"/posts", 200, "application/json", posts, 0, 0, true}, /* sent chunked */
-    {"/users/1", 200, "application/json", user, 0, 0, false},
+    {.path = "/", .status = 200, .content_type = "text/html", .body = home},
+    {.path = "/posts",
+     .status = 200,
+     .content_type = "application/json",
+     .body = posts,
+     .chunked = true}, /* sent chunked */
+    {.path = "/users/1", .status = 200, .content_type = "application/json", .body = user},
 };
 
 static char lines[URLS][256]; /* each fetch's line, printed in URL order */

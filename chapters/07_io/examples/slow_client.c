@@ -27,7 +27,7 @@ enum { BLOCK = 65536, BLOCKS = 512 }; /* 32 MiB */
 
 static char block[BLOCK];
 static const taal_http_route routes[] = {
-    {"/big", 200, NULL, block, BLOCK, BLOCKS, false}};
+    {.path = "/big", .status = 200, .body = block, .length = BLOCK, .repeat = BLOCKS}};
 static const char request[] = "GET /big HTTP/1.1\r\nHost: localhost\r\n\r\n";
 
 typedef struct slow {

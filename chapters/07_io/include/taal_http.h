@@ -200,35 +200,166 @@ const char *taal_http_get_header(const taal_http_get *get, const char *name);
 
 /* ------------------------------------------------------------------------ */
 /** @name The server
- *  A small server that answers GET requests with fixed responses, for the
- *  examples and tests. Each connection is a task (taal_start_server) that
- *  reads requests with the parser, answers them in order, and writes each
- *  body in pieces, draining after each one: a client that reads slowly
- *  makes the handler wait, never the server buffer without bound.
+ *  A small server for the examples and tests. Each connection is a task
+ *  (taal_start_server) that reads requests with the parser, answers them in
+ *  order, and writes each body in pieces, draining after each one: a client
+ *  that reads slowly makes the connection's task wait, never the server
+ *  buffer without bound.
+ *
+ *  A route answers the requests whose path (the target without its
+ *  `?query`) it matches, exactly or as a prefix; the first route that
+ *  matches, in the order given, answers. It answers with a fixed response,
+ *  or with what its handler coroutine makes of the request.
+ *
+ *  What the server answers by itself (RFC 9110, 9112): 404 for a path no
+ *  route matches; 501 for a method it does not know, 405 (with an `Allow`
+ *  header) for one the route does not allow; 400 for an HTTP/1.1 request
+ *  without exactly one `Host`; 413 for a handler's request body over the
+ *  site's max_body; the parser's status for a request it cannot parse
+ *  (400, 413, 414, 431, 501, 505); 500 for a handler that fails. Each of
+ *  those is answered as soon as it is known, and the connection is
+ *  closed, gently: writing is shut, and what the client still sends is
+ *  read and dropped for up to 5 s, so that its unread body does not make
+ *  the kernel reset the connection under the response. A request with `Expect:
+ * 100-continue` that will be read gets `HTTP/1.1 100 Continue` before its body is. Every
+ * response has a `Date` and the reason phrase RFC 9110 gives its status; 1xx, 204 and 304
+ * have neither a body nor a Content-Length, a response to HEAD has the headers of the GET
+ * and no body. An HTTP/1.0 client that asks for keep-alive is told `Connection:
+ * keep-alive` and kept; one that does not is answered and closed, and is never sent a
+ * chunked body (it gets a Content-Length).
  *  @{
  */
 
 /** The longest content type a route may have. */
 #define TAAL_HTTP_MAX_CONTENT_TYPE 128
+/** The most bytes a route's own header fields may take, as sent. */
+#define TAAL_HTTP_MAX_ROUTE_HEADERS 512
+/** The default bound on a request body a handler reads: 1 MiB. */
+#define TAAL_HTTP_MAX_REQUEST_BODY (1u << 20)
 
-/** One fixed response. */
+/** The methods the server knows, as bits of taal_http_route.methods. Any
+ *  other method gets 501. */
+enum {
+    TAAL_HTTP_GET = 1u << 0,     /**< GET (a route that allows it allows HEAD) */
+    TAAL_HTTP_HEAD = 1u << 1,    /**< HEAD */
+    TAAL_HTTP_POST = 1u << 2,    /**< POST */
+    TAAL_HTTP_PUT = 1u << 3,     /**< PUT */
+    TAAL_HTTP_DELETE = 1u << 4,  /**< DELETE */
+    TAAL_HTTP_CONNECT = 1u << 5, /**< CONNECT */
+    TAAL_HTTP_OPTIONS = 1u << 6, /**< OPTIONS */
+    TAAL_HTTP_TRACE = 1u << 7,   /**< TRACE */
+    TAAL_HTTP_PATCH = 1u << 8    /**< PATCH */
+};
+
+/** A request as a handler sees it: everything copied out of the stream,
+ *  NUL-terminated, owned by the server, valid until the handler ends. */
+typedef struct taal_http_request {
+    const char *method; /**< "GET", "POST", ... as sent */
+    const char *path;   /**< the target without its query: "/users/1" */
+    const char *query;  /**< what followed the '?', or "" (not decoded) */
+    int version_minor;  /**< 1 for HTTP/1.1, 0 for HTTP/1.0 */
+    const char *body;   /**< the body, read whole, NUL-terminated ("" if none) */
+    size_t body_len;    /**< its length, at most the site's max_body */
+
+    /* Private: the copies. */
+    char *text;          /**< "method\0path\0query\0" then "name\0value\0" each */
+    size_t text_len;     /**< the bytes of it */
+    size_t text_cap;     /**< its allocation */
+    size_t field_count;  /**< how many header fields */
+    size_t fields_start; /**< where in text the fields begin */
+    char *data;          /**< the body's allocation */
+    size_t data_cap;     /**< its size */
+} taal_http_request;
+
+/** How many header fields @p request had. */
+size_t taal_http_request_header_count(const taal_http_request *request);
+
+/** The @p index-th header field of @p request, as sent: false (and NULLs)
+ *  when there is none. */
+bool taal_http_request_header_at(const taal_http_request *request, size_t index,
+                                 const char **name, const char **value);
+
+/** The value of the first header field named @p name (ignoring ASCII
+ *  case), or NULL. */
+const char *taal_http_request_header(const taal_http_request *request, const char *name);
+
+/** The response a handler fills in. It starts as a 200 with no body. */
+typedef struct taal_http_response {
+    int status; /**< 200 to 999 [200]; 1xx is refused (500) */
+
+    /* Private: what the handler set. */
+    char *fields;      /**< header lines, "Name: value\r\n" each */
+    size_t fields_len; /**< their bytes */
+    size_t fields_cap; /**< their allocation */
+    bool has_type;     /**< one of them is Content-Type */
+    char *body;        /**< the body */
+    size_t body_len;   /**< its length */
+    size_t body_cap;   /**< its allocation */
+} taal_http_response;
+
+/** Adds the header field @p name: @p value to @p response. The server
+ *  writes Date, Content-Length, Transfer-Encoding and Connection itself:
+ *  those names are refused. A Content-Type replaces the default
+ *  (text/plain). TAAL_EINVAL for a name that is not a token or a value
+ *  with a control byte (a CR or LF would inject a header); TAAL_ENOMEM. */
+int taal_http_response_header(taal_http_response *response, const char *name,
+                              const char *value);
+
+/** Appends @p n bytes at @p data to the body of @p response. TAAL_ENOMEM,
+ *  TAAL_EINVAL. */
+int taal_http_response_write(taal_http_response *response, const void *data, size_t n);
+
+/** The head of a handler's frame: a handler is a coroutine whose frame is
+ *  a struct that begins with this one, followed by its own fields
+ *  (`typedef struct { taal_http_handler h; int st; ... } my_handler;`).
+ *  The server allocates the frame (the route's handler_size bytes, zeroed),
+ *  fills in this head and awaits the coroutine in the connection's task.
+ *  The handler reads @p request, fills @p response and ends: TAAL_OK sends
+ *  the response (a HEAD gets its head only), an error sends 500 instead.
+ *  A client that goes away while its handler runs does not stop it (as
+ *  aiohttp's handlers are not cancelled by default): the handler runs to
+ *  its end and its response is dropped. */
+typedef struct taal_http_handler {
+    taal_coro co;                        /**< the coroutine header */
+    taal_http_request *request;          /**< the request, read whole */
+    taal_http_response *response;        /**< the response to fill in */
+    void *data;                          /**< the route's handler_data */
+    const struct taal_http_route *route; /**< the route that matched */
+} taal_http_handler;
+
+/** One route: which requests it answers, and how. */
 typedef struct taal_http_route {
-    const char *path;         /**< the request target it answers, exactly */
-    int status;               /**< its status code, 100 to 999 */
-    const char *content_type; /**< NULL: text/plain; at most
-                                   TAAL_HTTP_MAX_CONTENT_TYPE bytes, no
-                                   control bytes (no CR, no LF) */
-    const char *body;         /**< the body */
-    size_t length;            /**< its length; 0: strlen(body) */
-    size_t repeat;            /**< send the body this many times over (0: once) */
-    bool chunked;             /**< send it with Transfer-Encoding: chunked */
+    const char *path;           /**< the path it answers (the query is not
+                                     compared): exactly, or every path that
+                                     begins with it if prefix is set */
+    int status;                 /**< its fixed status code, 200 to 999 */
+    const char *content_type;   /**< NULL: text/plain; at most
+                                     TAAL_HTTP_MAX_CONTENT_TYPE bytes, no
+                                     control bytes (no CR, no LF) */
+    const char *body;           /**< the fixed body (NULL only with a handler) */
+    size_t length;              /**< its length; 0: strlen(body) */
+    size_t repeat;              /**< send the body this many times over (0: once) */
+    bool chunked;               /**< send it with Transfer-Encoding: chunked */
+    bool prefix;                /**< match every path that begins with path */
+    unsigned methods;           /**< TAAL_HTTP_GET | ...; 0: GET (and HEAD) */
+    const char *const *headers; /**< its own header fields, as pairs: name,
+                                     value, name, value, ..., NULL (e.g. a
+                                     Location for a 301); names tokens,
+                                     values free of control bytes, at most
+                                     TAAL_HTTP_MAX_ROUTE_HEADERS bytes */
+    taal_body_fn handler;       /**< NULL: the fixed response above; else the
+                                     coroutine that makes the response (see
+                                     taal_http_handler), status, content_type,
+                                     body, length, repeat and chunked unused */
+    size_t handler_size;        /**< its frame's size; 0: sizeof(taal_http_handler) */
+    void *handler_data;         /**< passed to it in taal_http_handler.data */
 } taal_http_route;
 
 /** What a server serves, its limits, and what it saw. Caller storage that
  *  must outlive the server. A path with no route gets 404 "not found\n".
  *  A limit left 0 takes its default, in brackets. */
 typedef struct taal_http_site {
-    const taal_http_route *routes; /**< the responses */
+    const taal_http_route *routes; /**< the routes, tried in order */
     size_t count;                  /**< how many */
     size_t requests;               /**< requests answered so far */
     size_t drains;                 /**< times a handler waited in drain */
@@ -250,6 +381,10 @@ typedef struct taal_http_site {
                                  gets 503 and is closed. Keep it under the
                                  descriptor limit: at EMFILE, nothing makes
                                  room */
+    size_t max_body;        /**< the longest request body a handler is given
+                                 [TAAL_HTTP_MAX_REQUEST_BODY]; a longer one
+                                 gets 413 (before its body is read, if it
+                                 declared its length) */
 
     /* What the limits did. */
     size_t active;   /**< connections open now */
@@ -265,9 +400,11 @@ typedef struct taal_http_site {
 /** Starts serving @p site on the numeric @p host and @p port (0: any; read
  *  it in (*server)->port). Close it as any server (taal.h:
  *  TAAL_SERVER_CLOSE_STATUS). TAAL_EINVAL for a route that breaks the rules
- *  of taal_http_route (no path or body, a status not of three digits, a
- *  content type too long or with a control byte); the errors of
- *  taal_start_server(). */
+ *  of taal_http_route (no path; no body and no handler; a status not of
+ *  three digits or a 1xx; a content type too long or with a control byte;
+ *  a header whose name is not a token or whose value has a control byte,
+ *  or too many of them; a handler_size smaller than taal_http_handler);
+ *  the errors of taal_start_server(). */
 int taal_http_serve(taal_loop *loop, const char *host, int port, taal_http_site *site,
                     taal_server **server);
 /** @} */

@@ -173,8 +173,11 @@ TEST(out_of_descriptors_a_connect_fails_with_emfile_and_a_server_pauses_then_res
 /* ---- a client that does not read -------------------------------------------- */
 
 static char block[65536];
-static const taal_http_route big[] = {
-    {"/big", 200, NULL, block, sizeof block, 256, false}};
+static const taal_http_route big[] = {{.path = "/big",
+                                       .status = 200,
+                                       .body = block,
+                                       .length = sizeof block,
+                                       .repeat = 256}};
 
 typedef struct sluggard {
     taal_coro co;

@@ -10,9 +10,14 @@
 static const char home[] = "home page\n";
 static char big[200000];
 static const taal_http_route routes[] = {
-    {"/", 200, "text/plain", home, 0, 0, false},
-    {"/chunks", 200, "text/plain", home, 0, 3, true},
-    {"/big", 200, NULL, big, sizeof big, 0, false},
+    {.path = "/", .status = 200, .content_type = "text/plain", .body = home},
+    {.path = "/chunks",
+     .status = 200,
+     .content_type = "text/plain",
+     .body = home,
+     .repeat = 3,
+     .chunked = true},
+    {.path = "/big", .status = 200, .body = big, .length = sizeof big},
 };
 
 typedef struct session_test {

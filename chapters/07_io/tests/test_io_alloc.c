@@ -16,8 +16,12 @@ static const taal_allocator failing = {taal_check_malloc, taal_check_realloc,
                                        taal_check_free};
 
 static const taal_http_route routes[] = {
-    {"/", 200, NULL, "a plain body\n", 0, 0, false},
-    {"/c", 200, NULL, "a chunked body\n", 0, 4, true},
+    {.path = "/", .status = 200, .body = "a plain body\n"},
+    {.path = "/c",
+     .status = 200,
+     .body = "a chunked body\n",
+     .repeat = 4,
+     .chunked = true},
 };
 
 typedef struct echo {

@@ -91,8 +91,11 @@ TEST(a_writer_is_paused_past_high_water_refused_past_the_limit_and_drain_waits_f
 }
 
 static char block[65536];
-static const taal_http_route big[] = {
-    {"/big", 200, NULL, block, sizeof block, 128, false}};
+static const taal_http_route big[] = {{.path = "/big",
+                                       .status = 200,
+                                       .body = block,
+                                       .length = sizeof block,
+                                       .repeat = 128}};
 
 typedef struct lazy {
     taal_coro co;

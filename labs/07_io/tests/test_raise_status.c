@@ -6,7 +6,7 @@
 */
 #include "http_support.h"
 
-static const taal_http_route routes[] = {{"/", 200, NULL, "fine\n", 0, 0, false}};
+static const taal_http_route routes[] = {{.path = "/", .status = 200, .body = "fine\n"}};
 
 typedef struct three {
     taal_coro co;
