@@ -22,7 +22,8 @@
 enum { WORKERS = 16 };
 
 static char body[128];
-static const taal_http_route routes[] = {{"/", 200, NULL, body, sizeof body, 0, false}};
+static const taal_http_route routes[] = {
+    {.path = "/", .status = 200, .body = body, .length = sizeof body}};
 
 typedef struct worker {
     taal_coro co;
