@@ -52,6 +52,10 @@
 
 /** How many hosts one session can know. */
 #define TAAL_HTTP_MAX_HOSTS 8
+/** The longest request head (request line and header fields) a request
+ *  may have: 8 KiB, the line bound of nginx and Apache. A longer one (a
+ *  long URL, many headers) is refused with TAAL_EINVAL. */
+#define TAAL_HTTP_MAX_REQUEST_HEAD 8192
 /** The default bound on a response body: 1 MiB. */
 #define TAAL_HTTP_MAX_BODY (1u << 20)
 
@@ -77,6 +81,9 @@ typedef struct taal_http_host {
     uint64_t next_ticket;  /**< the number of the next request sent */
     uint64_t next_read;    /**< the number of the response to read next */
     http_parser parser;    /**< where that response's parsing is */
+    bool between;          /**< the parser is between responses: the next
+                                one is parsed under the session's limits as
+                                they are when it starts */
 } taal_http_host;
 
 /** A client session: aiohttp.ClientSession. Caller storage, in a task's
@@ -85,7 +92,14 @@ typedef struct taal_http_session {
     taal_loop *loop;                           /**< the loop it runs on */
     taal_http_host hosts[TAAL_HTTP_MAX_HOSTS]; /**< the hosts it knows */
     size_t host_count;                         /**< how many */
-    http_limits limits;                        /**< bounds on every response */
+    http_limits limits;                        /**< bounds on every response (the
+                                                    parser's defaults, with max_body
+                                                    TAAL_HTTP_MAX_BODY); change them
+                                                    at any time: each response is
+                                                    parsed under them as they are
+                                                    when it starts. Invalid ones
+                                                    (http_parser_init() refuses
+                                                    them) fail it with TAAL_EINVAL */
     bool open;                                 /**< between open and close */
     bool closing;                   /**< its `async with` exit is ending its requests */
     struct taal_http_get *requests; /**< the requests in progress */
@@ -138,7 +152,6 @@ typedef struct taal_http_get {
     struct taal_http_get *prev; /**< the one before, in the session's requests */
     struct taal_http_get *next; /**< the one after, in the session's requests */
     taal_http_host *host;       /**< where it goes */
-    const char *path;           /**< the path in url */
     taal_stream *stream;        /**< the connection it was sent on */
     uint32_t generation;        /**< that connection's generation */
     uint64_t ticket;            /**< its place in the order of requests */
@@ -150,7 +163,8 @@ typedef struct taal_http_get {
     bool write_failed;          /**< a write of it failed once already */
     uint32_t waited;            /**< the generation whose line it waited out */
     int st;                     /**< the status of the last await */
-    char request[320];          /**< the request's bytes */
+    char *request;              /**< the request's bytes (its head), allocated */
+    size_t request_len;         /**< their length */
 } taal_http_get;
 
 /** Prepares @p get to fetch @p url through @p session. TAAL_EINVAL. */

@@ -66,21 +66,57 @@ int taal_http_session_open(taal_http_session *session)
     return TAAL_OK;
 }
 
+/* ASCII lower case, whatever the locale: host names and schemes. */
+static int lower(int c)
+{
+    return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
+}
+
+/* A host as URLs write it, without a default port: "h:80" and "h:" are "h"
+ * (RFC 3986 6.2.3). The length of what is left. */
+static size_t host_key(const char *name, size_t len)
+{
+    if (len >= 3 && memcmp(name + len - 3, ":80", 3) == 0)
+        return len - 3;
+    if (len >= 1 && name[len - 1] == ':')
+        return len - 1;
+    return len;
+}
+
+/* The host named by the @p len bytes at @p name, compared ignoring ASCII
+ * case and a default port, as URLs mean them (RFC 3986 6.2.2). */
 static taal_http_host *find_host(taal_http_session *session, const char *name, size_t len)
 {
+    len = host_key(name, len);
     for (size_t i = 0; i < session->host_count; i++) {
         taal_http_host *h = &session->hosts[i];
-        if (strlen(h->name) == len && memcmp(h->name, name, len) == 0)
+        size_t hl = host_key(h->name, strlen(h->name)), k = 0;
+        while (k < len && k < hl &&
+               lower((unsigned char)name[k]) == lower((unsigned char)h->name[k]))
+            k++;
+        if (k == len && k == hl)
             return h;
     }
     return NULL;
+}
+
+/* A host name may hold no byte that would end it in a URL or break the
+ * Host line it is sent in: no control byte, space, '/', '?', '#', '@'. */
+static bool host_name_ok(const char *name)
+{
+    if (*name == '\0')
+        return false;
+    for (const unsigned char *c = (const unsigned char *)name; *c != '\0'; c++)
+        if (*c <= ' ' || *c == 0x7f || strchr("/?#@", *c) != NULL)
+            return false;
+    return true;
 }
 
 int taal_http_session_map(taal_http_session *session, const char *name,
                           const char *address, int port)
 {
     if (session == NULL || !session->open || name == NULL || address == NULL ||
-        strlen(name) >= sizeof session->hosts[0].name ||
+        !host_name_ok(name) || strlen(name) >= sizeof session->hosts[0].name ||
         strlen(address) >= sizeof session->hosts[0].address || port < 1 || port > 65535)
         return TAAL_EINVAL;
     if (find_host(session, name, strlen(name)) != NULL)
@@ -201,6 +237,8 @@ void taal_http_get_free(taal_http_get *get)
     get->body_len = get->body_cap = 0;
     taal__free(get->headers);
     get->headers = NULL;
+    taal__free(get->request);
+    get->request = NULL;
     get->headers_len = get->headers_cap = get->header_count = 0;
 }
 
@@ -243,20 +281,93 @@ const char *taal_http_get_header(const taal_http_get *get, const char *name)
     return NULL;
 }
 
-/* "http://host[:port]/path": the host as the session knows it, the path
- * (or "/"). Only http: TLS is a library of its own. */
-static int parse_url(taal_http_get *g)
+/*
+** "http://host[:port][/path][?query][#fragment]", the scheme in any case.
+** Checked before anything is sent:
+**   - a control byte (CR, LF, NUL, ..., DEL) anywhere is refused: in a
+**     request line it would end the line, and what follows would be read
+**     as another request (request smuggling);
+**   - userinfo ("user@host") is refused: it is a password in the clear in
+**     every log, and this client has no authentication to send it with;
+**   - the fragment is the client's own business and is never sent (as
+**     curl and browsers do).
+** The request target is what is left after the authority; a query without
+** a path gets the path "/" (RFC 9112 3.2.1).
+*/
+static int parse_url(taal_http_get *g, http_span *target)
 {
     static const char scheme[] = "http://";
-    if (!g->session->open || g->session->closing ||
-        strncmp(g->url, scheme, sizeof scheme - 1) != 0)
+    if (!g->session->open || g->session->closing)
         return TAAL_EINVAL;
+    for (const unsigned char *c = (const unsigned char *)g->url; *c != '\0'; c++)
+        if (*c < 0x20 || *c == 0x7f)
+            return TAAL_EINVAL;
+    for (size_t i = 0; i < sizeof scheme - 1; i++)
+        if (lower((unsigned char)g->url[i]) != scheme[i])
+            return TAAL_EINVAL; /* only http: TLS is a library of its own */
     const char *authority = g->url + sizeof scheme - 1;
-    const char *slash = strchr(authority, '/');
-    size_t len = slash != NULL ? (size_t)(slash - authority) : strlen(authority);
-    g->path = slash != NULL ? slash : "/";
+    size_t len = strcspn(authority, "/?#");
+    if (memchr(authority, '@', len) != NULL)
+        return TAAL_EINVAL;
+    target->at = authority + len;
+    target->len = strcspn(target->at, "#");
     g->host = find_host(g->session, authority, len);
     return g->host != NULL ? TAAL_OK : TAAL_EADDR;
+}
+
+/* Bytes a request target cannot carry as they are (RFC 3986 2.1, and what
+ * browsers encode): sent as %XX. A '%' is left alone: the URL is taken to
+ * be encoded already where it says so. */
+static bool must_encode(unsigned char c)
+{
+    return c == ' ' || c >= 0x80 || (c != '\0' && strchr("\"<>\\^`{|}", c) != NULL);
+}
+
+/* Appends @p n bytes at *at, or only counts them when @p out is NULL. */
+static void put(char *out, size_t *at, const char *bytes, size_t n)
+{
+    if (out != NULL)
+        memcpy(out + *at, bytes, n);
+    *at += n;
+}
+
+/* The request's head (and nothing of its body), written at @p out, or only
+ * measured when @p out is NULL; its length. */
+static size_t compose(const taal_http_get *g, http_span target, char *out)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    size_t at = 0;
+    put(out, &at, "GET ", 4);
+    if (target.len == 0 || target.at[0] == '?')
+        put(out, &at, "/", 1);
+    for (size_t i = 0; i < target.len; i++) {
+        unsigned char c = (unsigned char)target.at[i];
+        if (must_encode(c)) {
+            char esc[3] = {'%', hex[c >> 4], hex[c & 15]};
+            put(out, &at, esc, 3);
+        } else {
+            put(out, &at, target.at + i, 1);
+        }
+    }
+    put(out, &at, " HTTP/1.1\r\nHost: ", 17);
+    put(out, &at, g->host->name, strlen(g->host->name));
+    put(out, &at, "\r\n\r\n", 4);
+    return at;
+}
+
+/* The request's bytes, in a buffer of their size. TAAL_EINVAL over
+ * TAAL_HTTP_MAX_REQUEST_HEAD (most servers refuse a longer head anyway:
+ * nginx and Apache at 8 KiB a line), TAAL_ENOMEM. */
+static int build_request(taal_http_get *g, http_span target)
+{
+    size_t len = compose(g, target, NULL);
+    if (len > TAAL_HTTP_MAX_REQUEST_HEAD)
+        return TAAL_EINVAL;
+    g->request = taal__alloc(len);
+    if (g->request == NULL)
+        return TAAL_ENOMEM;
+    g->request_len = compose(g, target, g->request);
+    return TAAL_OK;
 }
 
 /* A new connection for the host: responses start with the next request. */
@@ -266,6 +377,7 @@ static void host_attach(taal_http_host *h, taal_stream *stream)
     h->generation++;
     h->next_read = h->next_ticket;
     http_parser_reset(&h->parser);
+    h->between = true;
 }
 
 /* A request in progress is on the session's list, which its exit walks. */
@@ -302,11 +414,7 @@ static void untrack(taal_http_get *g)
 static int send_request(taal_http_get *g)
 {
     taal_http_host *h = g->host;
-    int n = snprintf(g->request, sizeof g->request, "GET %s HTTP/1.1\r\nHost: %s\r\n\r\n",
-                     g->path, h->name);
-    if (n < 0 || (size_t)n >= sizeof g->request)
-        return TAAL_EINVAL; /* a path that long: refuse rather than cut it */
-    int rc = taal_stream_write(h->stream, g->request, (size_t)n);
+    int rc = taal_stream_write(h->stream, g->request, g->request_len);
     if (rc != TAAL_OK) {
         if (rc != TAAL_EWFULL && rc != TAAL_ENOMEM)
             h->closing = true;
@@ -435,6 +543,7 @@ static void response_done(taal_http_host *h)
     bool keep = h->parser.keep_alive;
     h->next_read++;
     http_parser_reset(&h->parser);
+    h->between = true;
     if (!keep)
         h->closed_clean = h->generation;
     if (!keep || (h->next_read == h->next_ticket && taal_stream_buffered(h->stream) > 0))
@@ -446,9 +555,16 @@ static int get_body(taal_coro *self)
     taal_http_get *g = (taal_http_get *)self;
     int rc;
     TAAL_BEGIN(g);
-    rc = parse_url(g);
-    if (rc != TAAL_OK)
-        TAAL_FAIL(rc);
+    {
+        http_span target;
+        rc = parse_url(g, &target);
+        if (rc == TAAL_OK)
+            rc = build_request(g, target);
+        if (rc != TAAL_OK) {
+            g->status_code = 0;
+            TAAL_FAIL(rc);
+        }
+    }
     track(g);
 
 send_again:
@@ -512,6 +628,16 @@ send_again:
         /* LAB(pipeline) BEGIN: is the response to read next this request's own? */
         g->response = g->host->next_read == g->ticket;
         /* LAB(pipeline) END: g->response = true; */
+        if (g->host->between) {
+            /* a response starts: under the session's limits as they are now */
+            if (http_parser_init(&g->host->parser, HTTP_RESPONSE, &g->session->limits) !=
+                HTTP_OK) {
+                g->st = TAAL_EINVAL;
+                host_break(g->host); /* its response is nobody's now */
+                break;
+            }
+            g->host->between = false;
+        }
         rc = parse_some(g);
         if (rc == HTTP_MESSAGE_DONE) {
             response_done(g->host);
@@ -552,7 +678,10 @@ send_again:
 
 done:
     untrack(g);
+    taal__free(g->request);
+    g->request = NULL;
     if (g->st != TAAL_OK) {
+        g->status_code = 0; /* no response: no status, headers or body */
         taal_http_get_free(g);
         TAAL_FAIL(g->st);
     }

@@ -23,6 +23,8 @@
 **   /nocontent   204 No Content with a body, which a 204 never has
 **   /notmodified 304 Not Modified with a body, likewise
 **   /forever     200 with a chunked body that never ends
+**   /echo...     200 with the request's head (its request line and fields,
+**   /?...        up to the empty line) as the body
 */
 #ifndef TAAL_HTTP_SUPPORT_H
 #define TAAL_HTTP_SUPPORT_H
@@ -40,8 +42,8 @@ static const char chunked_response[] = "HTTP/1.1 200 OK\r\nTransfer-Encoding: ch
 typedef struct raw {
     taal_coro co;
     taal_stream *stream;
-    char head[1024];
-    char big[9100];
+    char head[TAAL_HTTP_MAX_REQUEST_HEAD + 16];
+    char big[TAAL_HTTP_MAX_REQUEST_HEAD + 1024];
     size_t n;
     int st;
     bool hang_up;
@@ -52,7 +54,7 @@ typedef struct raw {
  * whether to hang up after. */
 static inline const char *answer(raw *f, size_t *n, double *delay)
 {
-    const char *path = f->head + 4; /* "GET " */
+    const char *path = strchr(f->head, ' ') + 1; /* after the method */
     *delay = 0;
     f->hang_up = false;
     f->forever = false;
@@ -145,6 +147,14 @@ static inline const char *answer(raw *f, size_t *n, double *delay)
         *n = sizeof head - 1;
         return head;
     }
+    if (strncmp(path, "/echo", 5) == 0 || strncmp(path, "/?", 2) == 0) {
+        size_t len = strlen(f->head);
+        int k = snprintf(f->big, sizeof f->big,
+                         "HTTP/1.1 200 OK\r\nContent-Length: %zu\r\n\r\n", len);
+        memcpy(f->big + k, f->head, len);
+        *n = (size_t)k + len;
+        return f->big;
+    }
     *delay = 1e6; /* /silent */
     *n = 0;
     return "";
@@ -219,7 +229,7 @@ static inline int one_get_body(taal_coro *self)
 
 typedef struct result {
     int st, code, http_error;
-    char body[64];
+    char body[512];
     char headers[128]; /* every field, "name: value\n" each */
     char x_final[16];  /* the value of X-Final, looked up as "x-FINAL" */
 } result;

@@ -335,6 +335,164 @@ TEST(a_responses_headers_are_kept_in_order_and_found_ignoring_case)
     CHECK_EQ(taal_http_get_header_count(NULL), 0);
 }
 
+/* ---- URLs ---------------------------------------------------------------- */
+
+/* Issue 25, defect 1: a CR/LF in a URL wrote a second request into the
+ * first one's line, and every later response went to the wrong request.
+ * It is refused before anything is written: no connection is even opened,
+ * and the next request, sent later, gets its own response. */
+TEST(a_url_with_a_control_byte_is_refused_before_anything_is_written)
+{
+    int fds = open_fds(), leaks;
+    const char *urls[] = {"http://t.example/ok HTTP/1.1\r\nHost: x\r\n\r\nGET /other",
+                          "http://t.example/echo\n", "http://t.example/echo\x7f",
+                          "http://t.example/echo\t", "http://t.example/other"};
+    double later[] = {0, 0, 0, 0, 1};
+    result r[5];
+    CHECK_EQ(fetch_all_at(urls, 5, NULL, later, r, &leaks), TAAL_OK);
+    for (int i = 0; i < 4; i++) {
+        CHECK_EQ(r[i].st, TAAL_EINVAL);
+        CHECK_EQ(r[i].code, 0);
+    }
+    CHECK_EQ(r[4].st, TAAL_OK);
+    CHECK_STR(r[4].body, "world");
+    CHECK_EQ(leaks, 0);
+    CHECK_EQ(open_fds(), fds);
+}
+
+/* What the raw server's /echo saw as the request line. */
+static void request_line(const result *r, char *line, size_t size)
+{
+    size_t n = strcspn(r->body, "\r");
+    snprintf(line, size, "%.*s", (int)n, r->body);
+}
+
+/* Bytes a request line cannot carry as they are go as %XX; a fragment is
+ * never sent; a query without a path gets "/"; the scheme and the host are
+ * matched ignoring case, and ":80" is the host without a port. */
+TEST(a_url_is_sent_as_a_request_target_that_carries_it_exactly)
+{
+    int fds = open_fds(), leaks;
+    const char *urls[] = {
+        "http://t.example/echo/a b\"<>\\^`{|}\xc3\xa9?q=1 2&r=%41#frag ment",
+        "HTTP://T.Example:80?q",
+        "Http://t.EXAMPLE:/echo#",
+        "http://t.example:81/echo",
+        "http://user@t.example/echo",
+        "http://user:pw@t.example/echo",
+        "http:/t.example/echo",
+        "http://t.example@evil.example/echo",
+    };
+    result r[8];
+    char line[256];
+    CHECK_EQ(fetch_all(urls, 8, NULL, r, &leaks), TAAL_OK);
+    CHECK_EQ(r[0].st, TAAL_OK);
+    request_line(&r[0], line, sizeof line);
+    CHECK_STR(line,
+              "GET /echo/a%20b%22%3C%3E%5C%5E%60%7B%7C%7D%C3%A9?q=1%202&r=%41 HTTP/1.1");
+    CHECK_EQ(r[1].st, TAAL_OK);
+    request_line(&r[1], line, sizeof line);
+    CHECK_STR(line, "GET /?q HTTP/1.1");
+    CHECK_EQ(r[2].st, TAAL_OK);
+    request_line(&r[2], line, sizeof line);
+    CHECK_STR(line, "GET /echo HTTP/1.1");
+    CHECK(strstr(r[2].body, "\r\nHost: t.example\r\n") != NULL);
+    CHECK_EQ(r[3].st, TAAL_EADDR); /* another port is another host */
+    for (int i = 4; i < 8; i++)
+        CHECK_EQ(r[i].st, TAAL_EINVAL); /* userinfo (4, 5, 7); a bad scheme (6) */
+    CHECK_EQ(leaks, 0);
+    CHECK_EQ(open_fds(), fds);
+}
+
+/* The request is allocated to its size: a path of 5,000 bytes goes (the old
+ * 320-byte buffer refused 290); a head over TAAL_HTTP_MAX_REQUEST_HEAD is
+ * refused, before anything is written. */
+TEST(a_long_url_is_sent_whole_and_one_over_the_bound_is_refused)
+{
+    static char longer[6000], over[TAAL_HTTP_MAX_REQUEST_HEAD + 100];
+    int fds = open_fds(), leaks;
+    snprintf(longer, sizeof longer, "http://t.example/echo/");
+    memset(longer + strlen(longer), 'p', 5000);
+    snprintf(over, sizeof over, "http://t.example/echo/");
+    memset(over + strlen(over), 'p', TAAL_HTTP_MAX_REQUEST_HEAD);
+    const char *urls[] = {longer, over, "http://t.example/other"};
+    result r[3];
+    CHECK_EQ(fetch_all(urls, 3, NULL, r, &leaks), TAAL_OK);
+    CHECK_EQ(r[0].st, TAAL_OK);
+    CHECK_EQ(r[0].code, 200);
+    CHECK(strncmp(r[0].body, "GET /echo/pppp", 14) == 0);
+    CHECK_EQ(r[1].st, TAAL_EINVAL);
+    CHECK_EQ(r[2].st, TAAL_OK);
+    CHECK_STR(r[2].body, "world");
+    CHECK_EQ(leaks, 0);
+    CHECK_EQ(open_fds(), fds);
+}
+
+/* Issue 25, defect 6 (client): a failed request said code=200 with
+ * TAAL_ELIMIT; and a bound raised after the host was mapped was ignored.
+ * Now a failed request has no status, headers or body, and the session's
+ * limits are read when each response starts. */
+typedef struct limits_test {
+    taal_coro co;
+    int port;
+    taal_http_session session;
+    taal_http_get get;
+    int st[2], code[2];
+    size_t header_count[2], len[2];
+} limits_test;
+
+static int limits_test_body(taal_coro *self)
+{
+    limits_test *f = (limits_test *)self;
+    TAAL_BEGIN(f);
+    taal_http_session_open(&f->session);
+    taal_http_session_map(&f->session, "t.example", "127.0.0.1", f->port);
+    f->session.limits.max_body = 4; /* "hello" is one byte over */
+    taal_http_get_init(&f->get, &f->session, "http://t.example/ok");
+    TAAL_AWAIT_STATUS(f->st[0], &f->get);
+    f->code[0] = f->get.status_code;
+    f->header_count[0] = taal_http_get_header_count(&f->get);
+    f->len[0] = f->get.body_len + (f->get.body != NULL);
+    taal_http_get_free(&f->get);
+    f->session.limits.max_body = 5;
+    taal_http_get_init(&f->get, &f->session, "http://t.example/ok");
+    TAAL_AWAIT_STATUS(f->st[1], &f->get);
+    f->code[1] = f->get.status_code;
+    f->len[1] = f->get.body_len;
+    taal_http_get_free(&f->get);
+    taal_http_session_close(&f->session);
+    TAAL_END();
+}
+
+TEST(a_failed_request_has_no_status_and_the_sessions_limits_are_read_per_response)
+{
+    int fds = open_fds();
+    taal_loop loop;
+    open_loop(&loop);
+    taal_server *server = raw_server(&loop);
+    taal_task *task = NULL;
+    CHECK_EQ(taal_task_create(&loop, limits_test_body,
+                              &(limits_test){.port = server->port}, sizeof(limits_test),
+                              NULL, &task),
+             TAAL_OK);
+    CHECK_EQ(taal_run_until_complete(&loop, taal_task_future(task)), TAAL_OK);
+    limits_test *t = taal_task_frame(task);
+    CHECK_EQ(t->st[0], TAAL_ELIMIT);
+    CHECK_EQ(t->code[0], 0);
+    CHECK_EQ(t->header_count[0], 0);
+    CHECK_EQ(t->len[0], 0);
+    CHECK_EQ(t->st[1], TAAL_OK);
+    CHECK_EQ(t->code[1], 200);
+    CHECK_EQ(t->len[1], 5);
+    taal_task_release(task);
+    taal_server_release(server);
+    for (int i = 0; i < 50 && live_objects(&loop) > 0; i++)
+        taal_run_once(&loop);
+    CHECK_EQ(live_objects(&loop), 0);
+    taal_loop_close(&loop);
+    CHECK_EQ(open_fds(), fds);
+}
+
 /* ---- the session as an async context manager (chapter 06's async with) ---- */
 
 typedef struct with_test {
@@ -465,6 +623,11 @@ static const taal_test tests[] = {
     TEST_ENTRY(bytes_past_the_end_of_a_body_are_never_a_response_to_the_next_request),
     TEST_ENTRY(a_body_that_never_ends_stops_at_the_sessions_bound),
     TEST_ENTRY(a_responses_headers_are_kept_in_order_and_found_ignoring_case),
+    TEST_ENTRY(a_url_with_a_control_byte_is_refused_before_anything_is_written),
+    TEST_ENTRY(a_url_is_sent_as_a_request_target_that_carries_it_exactly),
+    TEST_ENTRY(a_long_url_is_sent_whole_and_one_over_the_bound_is_refused),
+    TEST_ENTRY(
+        a_failed_request_has_no_status_and_the_sessions_limits_are_read_per_response),
     TEST_ENTRY(a_session_is_an_async_context_manager_open_inside_its_block_closed_after),
     TEST_ENTRY(a_failing_block_still_closes_the_session_and_keeps_its_error),
     TEST_ENTRY(a_sessions_exit_cancels_a_request_still_waiting_and_closes),
