@@ -161,14 +161,54 @@ typedef struct taal_http_get {
     bool response;              /**< the response being read is its own */
     bool resend;                /**< it must be sent again, on a new connection */
     bool write_failed;          /**< a write of it failed once already */
+    char method[24];            /**< the method, e.g. "GET" */
+    bool head;                  /**< it is HEAD: its response has no body */
+    char *fields;               /**< the caller's header fields, "name: value\r\n"
+                                     each, allocated */
+    size_t fields_len;          /**< their bytes */
+    bool user_agent;            /**< one of them is User-Agent */
+    const void *send;           /**< the request body (caller storage) */
+    size_t send_len;            /**< its length */
+    bool has_send;              /**< a body was given (maybe empty) */
     uint32_t waited;            /**< the generation whose line it waited out */
     int st;                     /**< the status of the last await */
     char *request;              /**< the request's bytes (its head), allocated */
     size_t request_len;         /**< their length */
 } taal_http_get;
 
-/** Prepares @p get to fetch @p url through @p session. TAAL_EINVAL. */
+/** Any request, not only GET: the same struct, a name that reads well. */
+typedef struct taal_http_get taal_http_request;
+
+/** Prepares @p get to fetch @p url through @p session: a GET, i.e.
+ *  taal_http_request_init(get, session, "GET", url). TAAL_EINVAL. */
 int taal_http_get_init(taal_http_get *get, taal_http_session *session, const char *url);
+
+/** Prepares @p req to send @p method (a token, at most 23 bytes: GET, HEAD,
+ *  POST, PUT, DELETE, PATCH, OPTIONS, ...) to @p url through @p session
+ *  (`session.request(method, url)`). The URL is not copied: it must last
+ *  until the await ends. A response to HEAD has no body, whatever its
+ *  headers say. TAAL_EINVAL (NULL, a method that is not a token). Call it
+ *  first: it forgets headers and a body set before. */
+int taal_http_request_init(taal_http_request *req, taal_http_session *session,
+                           const char *method, const char *url);
+
+/** Adds the header field @p name: @p value to @p req (`headers=`), both
+ *  copied; call it after the init and before the await. Fields are sent in
+ *  the order added, after Host. A User-Agent replaces the default one,
+ *  `taal/` TAAL_VERSION. TAAL_EINVAL: a name that is not a token, a value
+ *  with a control byte other than tab (CR, LF, NUL), one of the fields the
+ *  client writes itself (Host, Content-Length, Transfer-Encoding,
+ *  Connection, TE, Upgrade), or fields over TAAL_HTTP_MAX_REQUEST_HEAD;
+ *  TAAL_ENOMEM. taal_http_get_free() frees them. */
+int taal_http_request_header(taal_http_request *req, const char *name, const char *value);
+
+/** Gives @p req a body: the @p len bytes at @p data (`data=`), caller
+ *  storage that must last until the await ends, sent with Content-Length
+ *  (a POST, PUT or PATCH without a body says Content-Length: 0). It is
+ *  copied into the request's buffer, with the head, when the await starts,
+ *  so a body is bounded by the memory for one copy and the stream's write
+ *  limit (TAAL_EWFULL). TAAL_EINVAL (NULL with a length). */
+int taal_http_request_body(taal_http_request *req, const void *data, size_t len);
 
 /** Frees the response body and headers of @p get (harmless twice). */
 void taal_http_get_free(taal_http_get *get);

@@ -217,14 +217,82 @@ const taal_actx_type taal__http_session_actx = {"http session", session_enter,
 
 static int get_body(taal_coro *self);
 
+/* A token (RFC 9110 5.6.2): a method, a field name. */
+static bool is_token(const char *text)
+{
+    if (text == NULL || *text == '\0')
+        return false;
+    for (const unsigned char *c = (const unsigned char *)text; *c != '\0'; c++)
+        if (!((*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'z') ||
+              (*c >= 'A' && *c <= 'Z') || strchr("!#$%&'*+-.^_`|~", *c) != NULL))
+            return false;
+    return true;
+}
+
+int taal_http_request_init(taal_http_request *req, taal_http_session *session,
+                           const char *method, const char *url)
+{
+    if (req == NULL || session == NULL || url == NULL || !is_token(method) ||
+        strlen(method) >= sizeof req->method)
+        return TAAL_EINVAL;
+    memset(req, 0, sizeof *req);
+    taal_coro_init(&req->co, get_body);
+    req->session = session;
+    req->url = url;
+    snprintf(req->method, sizeof req->method, "%s", method);
+    req->head = strcmp(method, "HEAD") == 0;
+    return TAAL_OK;
+}
+
 int taal_http_get_init(taal_http_get *get, taal_http_session *session, const char *url)
 {
-    if (get == NULL || session == NULL || url == NULL)
+    return taal_http_request_init(get, session, "GET", url);
+}
+
+/* The fields the client writes itself, from what it knows: a caller's
+ * would contradict them (RFC 9112 6.1, 6.2, 7.6.1). */
+static bool own_field(const char *name)
+{
+    static const char *const own[] = {
+        "Host", "Content-Length", "Transfer-Encoding", "Connection", "TE", "Upgrade"};
+    for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
+        if (http_span_is((http_span){name, strlen(name)}, own[i]))
+            return true;
+    return false;
+}
+
+int taal_http_request_header(taal_http_request *req, const char *name, const char *value)
+{
+    if (req == NULL || !is_token(name) || value == NULL || own_field(name))
         return TAAL_EINVAL;
-    memset(get, 0, sizeof *get);
-    taal_coro_init(&get->co, get_body);
-    get->session = session;
-    get->url = url;
+    for (const unsigned char *c = (const unsigned char *)value; *c != '\0'; c++)
+        if ((*c < 0x20 && *c != '\t') || *c == 0x7f)
+            return TAAL_EINVAL; /* CR or LF would end the field */
+    size_t n = strlen(name), v = strlen(value);
+    if (req->fields_len + n + v + 4 > TAAL_HTTP_MAX_REQUEST_HEAD)
+        return TAAL_EINVAL;
+    char *fields = taal__realloc(req->fields, req->fields_len + n + v + 4);
+    if (fields == NULL)
+        return TAAL_ENOMEM;
+    req->fields = fields;
+    char *at = fields + req->fields_len;
+    memcpy(at, name, n);
+    memcpy(at + n, ": ", 2);
+    memcpy(at + n + 2, value, v);
+    memcpy(at + n + 2 + v, "\r\n", 2);
+    req->fields_len += n + v + 4;
+    if (http_span_is((http_span){name, n}, "User-Agent"))
+        req->user_agent = true;
+    return TAAL_OK;
+}
+
+int taal_http_request_body(taal_http_request *req, const void *data, size_t len)
+{
+    if (req == NULL || (data == NULL && len > 0))
+        return TAAL_EINVAL;
+    req->send = data;
+    req->send_len = len;
+    req->has_send = true;
     return TAAL_OK;
 }
 
@@ -239,6 +307,9 @@ void taal_http_get_free(taal_http_get *get)
     get->headers = NULL;
     taal__free(get->request);
     get->request = NULL;
+    taal__free(get->fields);
+    get->fields = NULL;
+    get->fields_len = 0;
     get->headers_len = get->headers_cap = get->header_count = 0;
 }
 
@@ -337,7 +408,9 @@ static size_t compose(const taal_http_get *g, http_span target, char *out)
 {
     static const char hex[] = "0123456789ABCDEF";
     size_t at = 0;
-    put(out, &at, "GET ", 4);
+    char length[48];
+    put(out, &at, g->method, strlen(g->method));
+    put(out, &at, " ", 1);
     if (target.len == 0 || target.at[0] == '?')
         put(out, &at, "/", 1);
     for (size_t i = 0; i < target.len; i++) {
@@ -351,7 +424,20 @@ static size_t compose(const taal_http_get *g, http_span target, char *out)
     }
     put(out, &at, " HTTP/1.1\r\nHost: ", 17);
     put(out, &at, g->host->name, strlen(g->host->name));
-    put(out, &at, "\r\n\r\n", 4);
+    put(out, &at, "\r\n", 2);
+    if (!g->user_agent)
+        put(out, &at, "User-Agent: taal/" TAAL_VERSION "\r\n",
+            sizeof "User-Agent: taal/" TAAL_VERSION "\r\n" - 1);
+    if (g->fields_len > 0)
+        put(out, &at, g->fields, g->fields_len);
+    /* a body's length; and 0 for a POST, PUT or PATCH without one, whose
+     * server would otherwise wait for one or answer 411 (RFC 9110 8.6) */
+    if (g->has_send || strcmp(g->method, "POST") == 0 || strcmp(g->method, "PUT") == 0 ||
+        strcmp(g->method, "PATCH") == 0) {
+        int n = snprintf(length, sizeof length, "Content-Length: %zu\r\n", g->send_len);
+        put(out, &at, length, (size_t)n);
+    }
+    put(out, &at, "\r\n", 2);
     return at;
 }
 
@@ -361,12 +447,15 @@ static size_t compose(const taal_http_get *g, http_span target, char *out)
 static int build_request(taal_http_get *g, http_span target)
 {
     size_t len = compose(g, target, NULL);
-    if (len > TAAL_HTTP_MAX_REQUEST_HEAD)
+    if (len > TAAL_HTTP_MAX_REQUEST_HEAD || g->send_len > SIZE_MAX - len)
         return TAAL_EINVAL;
-    g->request = taal__alloc(len);
+    g->request = taal__alloc(len + g->send_len);
     if (g->request == NULL)
         return TAAL_ENOMEM;
     g->request_len = compose(g, target, g->request);
+    if (g->send_len > 0) /* one write, head and body: never half a request */
+        memcpy(g->request + g->request_len, g->send, g->send_len);
+    g->request_len += g->send_len;
     return TAAL_OK;
 }
 
@@ -514,6 +603,8 @@ static int parse_some(taal_http_get *g)
             return failed(g, HTTP_ESTATUS_CODE);
         if (rc == HTTP_MESSAGE_DONE && p->status_code < 200) {
             http_parser_reset(p); /* an interim response: the final one follows */
+            if (g->response && g->head)
+                http_parser_set_head(p, true);
             continue;
         }
         if (rc == HTTP_MESSAGE_DONE)
@@ -636,6 +727,8 @@ send_again:
                 host_break(g->host); /* its response is nobody's now */
                 break;
             }
+            if (g->response && g->head)
+                http_parser_set_head(&g->host->parser, true);
             g->host->between = false;
         }
         rc = parse_some(g);

@@ -24,7 +24,8 @@
 **   /notmodified 304 Not Modified with a body, likewise
 **   /forever     200 with a chunked body that never ends
 **   /echo...     200 with the request's head (its request line and fields,
-**   /?...        up to the empty line) as the body
+**   /?...        up to the empty line) and its body (by Content-Length) as
+**                the body
 */
 #ifndef TAAL_HTTP_SUPPORT_H
 #define TAAL_HTTP_SUPPORT_H
@@ -44,7 +45,7 @@ typedef struct raw {
     taal_stream *stream;
     char head[TAAL_HTTP_MAX_REQUEST_HEAD + 16];
     char big[TAAL_HTTP_MAX_REQUEST_HEAD + 1024];
-    size_t n;
+    size_t n, body_n, got;
     int st;
     bool hang_up;
     bool forever; /* /forever: chunks until the client gives up */
@@ -152,7 +153,7 @@ static inline const char *answer(raw *f, size_t *n, double *delay)
         int k = snprintf(f->big, sizeof f->big,
                          "HTTP/1.1 200 OK\r\nContent-Length: %zu\r\n\r\n", len);
         memcpy(f->big + k, f->head, len);
-        *n = (size_t)k + len;
+        *n = (size_t)k + (strncmp(f->head, "HEAD ", 5) == 0 ? 0 : len); /* no body */
         return f->big;
     }
     *delay = 1e6; /* /silent */
@@ -172,6 +173,20 @@ static inline int raw_body(taal_coro *self)
         if (f->st != TAAL_OK)
             break;
         f->head[f->n] = '\0';
+        { /* a request body, after the head; kept with it for /echo */
+            const char *cl = strstr(f->head, "Content-Length: ");
+            f->body_n = cl != NULL ? (size_t)atol(cl + 16) : 0;
+        }
+        if (f->body_n > sizeof f->head - 1 - f->n)
+            break;
+        if (f->body_n > 0) {
+            TAAL_STREAM_READEXACTLY_STATUS(f->st, f->stream, f->head + f->n, f->body_n,
+                                           f->got);
+            if (f->st != TAAL_OK)
+                break;
+            f->n += f->body_n;
+            f->head[f->n] = '\0';
+        }
         answer(f, &f->n, &delay);
         if (delay > 0)
             TAAL_SLEEP_STATUS(f->st, delay);

@@ -493,6 +493,107 @@ TEST(a_failed_request_has_no_status_and_the_sessions_limits_are_read_per_respons
     CHECK_EQ(open_fds(), fds);
 }
 
+/* ---- methods, request headers, a body ------------------------------------- */
+
+typedef struct methods_test {
+    taal_coro co;
+    int port;
+    taal_http_session session;
+    taal_http_request req;
+    int st[5], code[5], bad[8];
+    char seen[5][512];
+    size_t body_len[5];
+    int i;
+} methods_test;
+
+static const char json[] = "{\"name\": \"taal\"}";
+
+static int methods_test_body(taal_coro *self)
+{
+    methods_test *f = (methods_test *)self;
+    TAAL_BEGIN(f);
+    taal_http_session_open(&f->session);
+    taal_http_session_map(&f->session, "t.example", "127.0.0.1", f->port);
+    for (f->i = 0; f->i < 5; f->i++) {
+        static const char *const methods[] = {"POST", "GET", "HEAD", "DELETE", "PUT"};
+        static const char *const urls[] = {
+            "http://t.example/echo/users", "http://t.example/echo",
+            "http://t.example/echo", "http://t.example/echo/1",
+            "http://t.example/echo/1"};
+        taal_http_request_init(&f->req, &f->session, methods[f->i], urls[f->i]);
+        if (f->i == 0) {
+            taal_http_request_header(&f->req, "Content-Type", "application/json");
+            taal_http_request_header(&f->req, "X-Trace", "a\tb");
+            taal_http_request_body(&f->req, json, strlen(json));
+        }
+        if (f->i == 1)
+            taal_http_request_header(&f->req, "user-agent", "mine/2");
+        TAAL_AWAIT_STATUS(f->st[f->i], &f->req);
+        f->code[f->i] = f->req.status_code;
+        f->body_len[f->i] = f->req.body_len;
+        snprintf(f->seen[f->i], sizeof f->seen[f->i], "%s",
+                 f->req.body ? f->req.body : "");
+        taal_http_get_free(&f->req);
+    }
+    taal_http_request_init(&f->req, &f->session, "GET", "http://t.example/");
+    f->bad[0] = taal_http_request_header(&f->req, "X-A", "b\r\nX-Smuggled: 1");
+    f->bad[1] = taal_http_request_header(&f->req, "X A", "b");
+    f->bad[2] = taal_http_request_header(&f->req, "host", "elsewhere");
+    f->bad[3] = taal_http_request_header(&f->req, "Content-Length", "3");
+    f->bad[4] = taal_http_request_header(&f->req, "", "b");
+    f->bad[5] = taal_http_request_body(&f->req, NULL, 3);
+    f->bad[6] = taal_http_request_init(&f->req, &f->session, "G T", "http://t.example/");
+    f->bad[7] =
+        taal_http_request_init(&f->req, &f->session, "GET\r\n", "http://t.example/");
+    taal_http_get_free(&f->req);
+    taal_http_session_close(&f->session);
+    TAAL_END();
+}
+
+/* POST with a JSON body and headers, a header replacing the User-Agent,
+ * HEAD (whose response has no body though it says Content-Length), DELETE,
+ * PUT without a body (Content-Length: 0), each on the same connection. */
+TEST(a_request_has_a_method_headers_and_a_body)
+{
+    int fds = open_fds();
+    taal_loop loop;
+    open_loop(&loop);
+    taal_server *server = raw_server(&loop);
+    taal_task *task = NULL;
+    CHECK_EQ(taal_task_create(&loop, methods_test_body,
+                              &(methods_test){.port = server->port}, sizeof(methods_test),
+                              NULL, &task),
+             TAAL_OK);
+    CHECK_EQ(taal_run_until_complete(&loop, taal_task_future(task)), TAAL_OK);
+    methods_test *t = taal_task_frame(task);
+    for (int i = 0; i < 5; i++) {
+        CHECK_EQ(t->st[i], TAAL_OK);
+        CHECK_EQ(t->code[i], 200);
+    }
+    CHECK_STR(t->seen[0], "POST /echo/users HTTP/1.1\r\nHost: t.example\r\n"
+                          "User-Agent: taal/" TAAL_VERSION "\r\n"
+                          "Content-Type: application/json\r\nX-Trace: a\tb\r\n"
+                          "Content-Length: 16\r\n\r\n{\"name\": \"taal\"}");
+    CHECK_STR(t->seen[1], "GET /echo HTTP/1.1\r\nHost: t.example\r\n"
+                          "user-agent: mine/2\r\n\r\n");
+    CHECK_EQ(t->body_len[2], 0); /* HEAD */
+    CHECK_STR(t->seen[3], "DELETE /echo/1 HTTP/1.1\r\nHost: t.example\r\n"
+                          "User-Agent: taal/" TAAL_VERSION "\r\n\r\n");
+    CHECK_STR(t->seen[4],
+              "PUT /echo/1 HTTP/1.1\r\nHost: t.example\r\n"
+              "User-Agent: taal/" TAAL_VERSION "\r\nContent-Length: 0\r\n\r\n");
+    for (int i = 0; i < 8; i++)
+        CHECK_EQ(t->bad[i], TAAL_EINVAL);
+    CHECK_EQ(server->accepted, 1);
+    taal_task_release(task);
+    taal_server_release(server);
+    for (int i = 0; i < 50 && live_objects(&loop) > 0; i++)
+        taal_run_once(&loop);
+    CHECK_EQ(live_objects(&loop), 0);
+    taal_loop_close(&loop);
+    CHECK_EQ(open_fds(), fds);
+}
+
 /* ---- the session as an async context manager (chapter 06's async with) ---- */
 
 typedef struct with_test {
@@ -628,6 +729,7 @@ static const taal_test tests[] = {
     TEST_ENTRY(a_long_url_is_sent_whole_and_one_over_the_bound_is_refused),
     TEST_ENTRY(
         a_failed_request_has_no_status_and_the_sessions_limits_are_read_per_response),
+    TEST_ENTRY(a_request_has_a_method_headers_and_a_body),
     TEST_ENTRY(a_session_is_an_async_context_manager_open_inside_its_block_closed_after),
     TEST_ENTRY(a_failing_block_still_closes_the_session_and_keeps_its_error),
     TEST_ENTRY(a_sessions_exit_cancels_a_request_still_waiting_and_closes),
