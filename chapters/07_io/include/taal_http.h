@@ -17,13 +17,30 @@
 ** opens it, its exit closes it, however the block ends. A request's
 ** response is freed by hand.)
 **
-** The session keeps one keep-alive connection per host, and requests made
-** at the same time share it by *pipelining*: each request is written as
-** soon as the connection is open, so all are in flight at once, and the
-** responses, which HTTP/1.1 sends in request order, are read in that order,
-** each by the request it answers. A request given up (cancelled, timed out)
-** after it was sent leaves its response behind; the next reader reads it
-** and drops it, so the connection stays usable.
+** The session keeps one keep-alive connection per host. By default,
+** requests made at the same time take turns on it: one is written when the
+** one before has had its response, as aiohttp does (it never pipelines,
+** and opens more connections instead; taal keeps one per host). With the
+** session's `pipeline` set to N, up to N share it by *pipelining*: each is
+** written at once, and the responses, which HTTP/1.1 sends in request
+** order, are read in that order, each by the request it answers. Many
+** servers and proxies mishandle pipelining, which is why it is not the
+** default; a server known to handle it (nginx does) gains a round trip per
+** request.
+**
+** A request given up (cancelled, timed out) after it was sent takes its
+** connection down: its response may still come, and nobody will read it.
+** If it was reading, the connection is ended at once; if it was in line,
+** nothing more is written on the connection, and the reader who reaches
+** its response ends it there. The requests behind it were not answered.
+**
+** A request whose connection ended before a byte of its response came (the
+** server had closed an idle keep-alive connection, or closes after every
+** response, or a request before it took the connection down) is sent
+** again on a new connection if its method is idempotent (GET, HEAD, PUT,
+** DELETE, OPTIONS, TRACE: RFC 9110 9.2.2), at most TAAL_HTTP_MAX_RETRIES
+** times; any other fails with TAAL_ECONNABORTED (or TAAL_EEOF, if it was
+** reading), since the server may have processed it.
 **
 ** A response that says "Connection: close" is the last on its connection:
 ** no request is written on it after that, and those already written behind
@@ -56,6 +73,10 @@
  *  may have: 8 KiB, the line bound of nginx and Apache. A longer one (a
  *  long URL, many headers) is refused with TAAL_EINVAL. */
 #define TAAL_HTTP_MAX_REQUEST_HEAD 8192
+/** How many times a request is sent again after its connection ended
+ *  before a byte of its response came (an idempotent one; see
+ *  taal_http_get). */
+#define TAAL_HTTP_MAX_RETRIES 2
 /** The default bound on a response body: 1 MiB. */
 #define TAAL_HTTP_MAX_BODY (1u << 20)
 
@@ -67,6 +88,9 @@ typedef struct taal_http_host {
     taal_stream *stream;   /**< its keep-alive connection, or NULL */
     bool connecting;       /**< a request is opening the connection */
     taal_event connected;  /**< set when that attempt is over */
+    taal_event room;       /**< set when one fewer request is in flight on the
+                                connection, or it ended: a request waiting to
+                                write looks again */
     taal_lock turn;        /**< whose response is read next: the lock's FIFO
                                 is the order the requests were sent in */
     uint32_t generation;   /**< which connection this is: a request sent on
@@ -100,6 +124,13 @@ typedef struct taal_http_session {
                                                     when it starts. Invalid ones
                                                     (http_parser_init() refuses
                                                     them) fail it with TAAL_EINVAL */
+    unsigned pipeline;                         /**< the most requests in flight on
+                                                    one connection: 1 (the default;
+                                                    0 counts as 1) sends one at a
+                                                    time, as aiohttp; more
+                                                    pipelines (see the top of
+                                                    this file). Read as each
+                                                    request is written */
     bool open;                                 /**< between open and close */
     bool closing;                   /**< its `async with` exit is ending its requests */
     struct taal_http_get *requests; /**< the requests in progress */
@@ -112,9 +143,11 @@ typedef struct taal_http_session {
 int taal_http_session_open(taal_http_session *session);
 
 /** Tells @p session that the host @p name (as URLs write it, with its
- *  port if they give one) is at the numeric @p address and @p port.
- *  TAAL_EINVAL (too long, NULL, a bad port), TAAL_EFULL (no room),
- *  TAAL_EBUSY (already known). */
+ *  port if they give one) is at the numeric @p address and @p port. URLs
+ *  find it ignoring ASCII case, and ":80" is the same as no port.
+ *  TAAL_EINVAL (too long, NULL, empty, a byte a host name cannot have:
+ *  a control byte, space, '/', '?', '#', '@'; a bad port), TAAL_EFULL (no
+ *  room: at most TAAL_HTTP_MAX_HOSTS), TAAL_EBUSY (already known). */
 int taal_http_session_map(taal_http_session *session, const char *name,
                           const char *address, int port);
 
@@ -158,9 +191,10 @@ typedef struct taal_http_get {
     size_t body_cap;            /**< the body's allocation */
     size_t have;                /**< bytes buffered the parser could not use yet */
     bool holding;               /**< it holds the host's turn */
-    bool response;              /**< the response being read is its own */
     bool resend;                /**< it must be sent again, on a new connection */
     bool write_failed;          /**< a write of it failed once already */
+    unsigned retries;           /**< times it was sent again after its connection
+                                     ended before a byte of its response */
     char method[24];            /**< the method, e.g. "GET" */
     bool head;                  /**< it is HEAD: its response has no body */
     char *fields;               /**< the caller's header fields, "name: value\r\n"
@@ -229,13 +263,22 @@ bool taal_http_get_header_at(const taal_http_get *get, size_t index, const char 
  *  none. */
 const char *taal_http_get_header(const taal_http_get *get, const char *name);
 
-/** What a GET ends with, besides TAAL_OK (any final status code is
- *  TAAL_OK: a 404 is a response, as aiohttp does not raise for it either):
- *   - TAAL_EINVAL: not an http:// URL, or too long; or the session is not
- *     open (or its exit is closing it);
+/** What a request ends with, besides TAAL_OK (any final status code is
+ *  TAAL_OK: a 404 is a response, as aiohttp does not raise for it either).
+ *  On an error, status_code is 0 and there are no headers and no body.
+ *   - TAAL_EINVAL: not an http:// URL (the scheme in any case); a URL with
+ *     a control byte (CR, LF, NUL, tab, DEL: a request line cannot carry
+ *     them, and a CR/LF would smuggle a second request), with userinfo
+ *     ("user@host": a password in the clear, and no authentication here to
+ *     use it), or whose request head would be over
+ *     TAAL_HTTP_MAX_REQUEST_HEAD; the session's limits invalid; or the
+ *     session is not open (or its exit is closing it). Nothing was sent.
+ *     Other bytes a request line cannot carry (space, "<>\^`{|}, bytes
+ *     over 0x7F) are sent as %XX, and a #fragment is never sent;
  *   - TAAL_EADDR: a host the session was not told about (no DNS);
  *   - the connect's: TAAL_ECONNREFUSED, TAAL_EMFILE, ...;
- *   - TAAL_EEOF: the server closed before the response was complete;
+ *   - TAAL_EEOF: the server closed before the response was complete (or,
+ *     for a request that is not sent again, before it began);
  *   - TAAL_EPROTO: a malformed response, or a 101 Switching Protocols
  *     (http_error HTTP_ESTATUS_CODE: no GET here asks to switch);
  *     TAAL_ELIMIT: one over a bound, such as a body that never ends
@@ -245,9 +288,12 @@ const char *taal_http_get_header(const taal_http_get *get, const char *name);
  *     was closed before its response came; or writing it failed twice,
  *     on two connections. A request behind a response that said
  *     "Connection: close", or whose write failed once, is not aborted: it
- *     is sent again on a new connection;
+ *     is sent again on a new connection, and so is an idempotent request
+ *     whose connection ended before a byte of its response came, up to
+ *     TAAL_HTTP_MAX_RETRIES times;
  *   - TAAL_ECANCELLED (or TAAL_ETIMEDOUT from a timeout scope around it),
- *     also when the session's `async with` exit ends it;
+ *     also when the session's `async with` exit ends it; given up after it
+ *     was sent, it takes its connection down (see the top of this file);
  *   - TAAL_EWFULL: too many requests written and not yet sent;
  *   - TAAL_ENOMEM. */
 /** @} */

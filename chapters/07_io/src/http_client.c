@@ -1,44 +1,45 @@
 /*
-** http_client.c -- chapter 07: the seed's "session": GET requests over one
-** keep-alive connection per host, pipelined.
+** http_client.c -- chapter 07: the seed's "session": requests over one
+** keep-alive connection per host, taking turns or pipelined.
 **
 ** A request is a coroutine (taal_http_get) in three steps:
 **
-**   1. Make sure its host has a connection: open it, or, if another
-**      request is opening it, wait for that (an event), and look again.
+**   1. Make sure its host has a connection with room for it (no more than
+**      session->pipeline requests in flight): open it, or, if another
+**      request is opening it, wait for that (an event); if it is full,
+**      wait for a response to end (another event); and look again.
 **   2. Write the request, and take a place in the host's line of readers
 **      (a chapter 03 lock, whose waiters are served first come, first
 **      served), in one step: nothing can come between the two, so the line
 **      is in the order the requests were sent, which is the order HTTP/1.1
 **      sends the responses in.
-**   3. With its turn, read responses until its own is complete. Normally
-**      the first one is its own. But a request given up after it was sent
-**      (cancelled, timed out) has left the line, and its response, or the
-**      rest of it, is still coming: the parser's state lives with the host,
-**      not the request, so the next reader carries on where it stopped,
-**      reads that response to its end, and drops it.
+**   3. With its turn, read its response: the next one on the connection,
+**      unless a request before it was given up after it was sent (then
+**      that one's response comes first, and nobody wants it: the reader
+**      ends the connection instead of reading it).
 **
 ** Step 3 is the reason the parser is a pull parser (http.h): the request
-** parses, awaits more bytes, and parses on, and can stop at any await and
-** leave the parser to someone else. Interim responses (1xx) are read and
-** skipped on the way: a request's response is its final one.
+** parses, awaits more bytes, and parses on. Interim responses (1xx) are
+** read and skipped on the way: a request's response is its final one.
 **
 ** What ends a connection: a response that says "Connection: close" (it is
 ** the last one the server sends), a malformed response, the server closing
-** it mid-response, a read error. Then the host's generation moves on, and
-** every request still in line that was sent on the old connection learns
-** that its response will never come there. After a "close", that is no
-** failure: the server did not process the requests behind it (RFC 9112
-** 9.6), so each is sent again on a new connection. After anything else the
-** request fails with TAAL_ECONNABORTED: the server may have acted on it.
+** it, a read error, a request given up after it was sent. Then the host's
+** generation moves on, and every request still in line that was sent on
+** the old connection learns that its response will never come there.
+** After a "close", that is no failure: the server did not process the
+** requests behind it (RFC 9112 9.6), so each is sent again on a new
+** connection. Otherwise, an idempotent request that had no byte of its
+** response is sent again (may_retry(): a bounded number of times), and
+** any other fails with TAAL_ECONNABORTED: the server may have acted on it.
 **
 ** A connection that is closing takes no new requests: from the moment a
-** response's headers say "close", or a write on it fails, a request that
-** comes waits until the line of those sent on it has been read (it takes
-** the turn, and gives it back), then opens a new connection. A failed
-** write never closes the connection under the request reading from it:
-** what the server sent before is still read, and a complete response is
-** still its request's.
+** response's headers say "close", a write on it fails, or a request in
+** line is given up, a request that comes waits until the line of those
+** sent on it has been read (it takes the turn, and gives it back), then
+** opens a new connection. A failed write never closes the connection under
+** the request reading from it: what the server sent before is still read,
+** and a complete response is still its request's.
 */
 #include "internal.h"
 #include "taal_http.h"
@@ -59,6 +60,7 @@ int taal_http_session_open(taal_http_session *session)
     session->loop = loop;
     session->limits = http_limits_default();
     session->limits.max_body = TAAL_HTTP_MAX_BODY;
+    session->pipeline = 1;
     int rc = taal_event_init(&session->idle, loop, "http session");
     if (rc != TAAL_OK)
         return rc;
@@ -130,6 +132,8 @@ int taal_http_session_map(taal_http_session *session, const char *name,
     h->port = port;
     int rc = taal_event_init(&h->connected, session->loop, h->name);
     if (rc == TAAL_OK)
+        rc = taal_event_init(&h->room, session->loop, h->name);
+    if (rc == TAAL_OK)
         rc = taal_lock_init(&h->turn, session->loop, h->name);
     if (rc == TAAL_OK)
         rc = http_parser_init(&h->parser, HTTP_RESPONSE, &session->limits);
@@ -147,6 +151,7 @@ static void host_break(taal_http_host *h)
     h->stream = NULL;
     h->closing = false;
     h->generation++;
+    taal_event_set(&h->room); /* who waits to write opens a new one */
 }
 
 int taal_http_session_close(taal_http_session *session)
@@ -168,6 +173,7 @@ int taal_http_session_close(taal_http_session *session)
             taal_stream_close(h->stream); /* polite: what it wrote still goes */
         h->stream = NULL;
         taal_lock_destroy(&h->turn);
+        taal_event_destroy(&h->room);
         taal_event_destroy(&h->connected);
     }
     taal_event_destroy(&session->idle);
@@ -467,6 +473,7 @@ static void host_attach(taal_http_host *h, taal_stream *stream)
     h->next_read = h->next_ticket;
     http_parser_reset(&h->parser);
     h->between = true;
+    taal_event_set(&h->room);
 }
 
 /* A request in progress is on the session's list, which its exit walks. */
@@ -603,7 +610,7 @@ static int parse_some(taal_http_get *g)
             return failed(g, HTTP_ESTATUS_CODE);
         if (rc == HTTP_MESSAGE_DONE && p->status_code < 200) {
             http_parser_reset(p); /* an interim response: the final one follows */
-            if (g->response && g->head)
+            if (g->head)
                 http_parser_set_head(p, true);
             continue;
         }
@@ -611,8 +618,6 @@ static int parse_some(taal_http_get *g)
             return rc;
         if (rc == HTTP_HEADERS_DONE && p->status_code >= 200 && !p->keep_alive)
             g->host->closing = true; /* the last response: send no more */
-        if (!g->response)
-            continue;
         if (rc == HTTP_STATUS_LINE) {
             g->status_code = p->status_code;
             g->headers_len = g->header_count = 0; /* an interim one's are gone */
@@ -635,10 +640,36 @@ static void response_done(taal_http_host *h)
     h->next_read++;
     http_parser_reset(&h->parser);
     h->between = true;
+    taal_event_set(&h->room); /* one fewer in flight */
     if (!keep)
         h->closed_clean = h->generation;
     if (!keep || (h->next_read == h->next_ticket && taal_stream_buffered(h->stream) > 0))
         host_break(h);
+}
+
+/* How many requests may be in flight on one connection. */
+static uint64_t depth(const taal_http_session *session)
+{
+    return session->pipeline > 1 ? session->pipeline : 1;
+}
+
+/* May @p g, whose connection ended before a byte of its response came, be
+ * sent again on a new one? The server may have processed it, so only if
+ * doing it twice is the same as doing it once: an idempotent method (RFC
+ * 9110 9.2.2), as aiohttp, curl and browsers do; and a bounded number of
+ * times, in case the server closes whatever comes. */
+static bool may_retry(const taal_http_get *g)
+{
+    /* LAB(retry) BEGIN: an idempotent method (RFC 9110 9.2.2), and a retry left */
+    static const char *const idempotent[] = {"GET",    "HEAD",    "PUT",
+                                             "DELETE", "OPTIONS", "TRACE"};
+    if (g->retries >= TAAL_HTTP_MAX_RETRIES)
+        return false;
+    for (size_t i = 0; i < sizeof idempotent / sizeof idempotent[0]; i++)
+        if (strcmp(g->method, idempotent[i]) == 0)
+            return true;
+    return false;
+    /* LAB(retry) END: (void)g; return false; */
 }
 
 static int get_body(taal_coro *self)
@@ -659,11 +690,11 @@ static int get_body(taal_coro *self)
     track(g);
 
 send_again:
-    /* 1. A connection to the host that takes requests. One that is closing
-     * is left to those in its line: take the turn after them, and give it
-     * back; the last of them has ended it, or nobody was reading and it is
-     * ended now. */
-    while (g->host->stream == NULL || g->host->closing) {
+    /* 1. A connection to the host that takes requests, with room for one
+     * more in flight (session->pipeline). One that is closing is left to
+     * those in its line: take the turn after them, and give it back; the
+     * last of them has ended it, or nobody was reading and it is ended now. */
+    for (;;) {
         if (g->host->closing) {
             g->waited = g->host->generation;
             TAAL_LOCK_STATUS(g->st, &g->host->turn);
@@ -674,6 +705,16 @@ send_again:
             taal_lock_release(&g->host->turn);
             continue;
         }
+        if (g->host->stream != NULL &&
+            g->host->next_ticket - g->host->next_read >= depth(g->session)) {
+            taal_event_clear(&g->host->room); /* its turn to write comes later */
+            TAAL_EVENT_WAIT_STATUS(g->st, &g->host->room);
+            if (g->st != TAAL_OK)
+                goto done;
+            continue;
+        }
+        if (g->host->stream != NULL)
+            break;
         if (g->host->connecting) {
             TAAL_EVENT_WAIT_STATUS(g->st, &g->host->connected);
             if (g->st != TAAL_OK)
@@ -703,22 +744,34 @@ send_again:
         goto done;
     }
     TAAL_LOCK_STATUS(g->st, &g->host->turn);
-    if (g->st != TAAL_OK)
-        goto done; /* gave up in line: the next reader drops its response */
+    if (g->st != TAAL_OK) {
+        /* given up in line, after it was sent: its response will still
+         * come, and nobody wants it. Nothing more is written on this
+         * connection; the reader who reaches that response ends it. */
+        if (g->generation == g->host->generation && g->host->stream != NULL) {
+            g->host->closing = true;
+            taal_event_set(&g->host->room);
+        }
+        goto done;
+    }
     g->holding = true;
 
-    /* 3. Read responses until its own is complete. */
+    /* 3. Read its response. */
     for (;;) {
         if (g->generation != g->host->generation) {
-            /* the connection it was sent on is gone; after a "close", the
-             * server never processed it: send it again */
-            g->resend = g->generation == g->host->closed_clean;
+            /* the connection it was sent on is gone, before a byte of its
+             * response came. After a "close", the server never processed
+             * it; an idempotent request may be sent again in any case */
+            g->resend = g->generation == g->host->closed_clean || may_retry(g);
             g->st = TAAL_ECONNABORTED;
             break;
         }
-        /* LAB(pipeline) BEGIN: is the response to read next this request's own? */
-        g->response = g->host->next_read == g->ticket;
-        /* LAB(pipeline) END: g->response = true; */
+        /* LAB(pipeline) BEGIN: the response to read next is not its own: end the line */
+        if (g->host->next_read != g->ticket) {
+            host_break(g->host); /* a request before it was given up */
+            continue;
+        }
+        /* LAB(pipeline) END: (void)0; */
         if (g->host->between) {
             /* a response starts: under the session's limits as they are now */
             if (http_parser_init(&g->host->parser, HTTP_RESPONSE, &g->session->limits) !=
@@ -727,18 +780,15 @@ send_again:
                 host_break(g->host); /* its response is nobody's now */
                 break;
             }
-            if (g->response && g->head)
+            if (g->head)
                 http_parser_set_head(&g->host->parser, true);
             g->host->between = false;
         }
         rc = parse_some(g);
         if (rc == HTTP_MESSAGE_DONE) {
             response_done(g->host);
-            if (g->response) {
-                g->st = TAAL_OK;
-                break;
-            }
-            continue; /* that was a response nobody waits for any more */
+            g->st = TAAL_OK;
+            break;
         }
         if (rc != HTTP_NEED_MORE) {
             g->st = rc;
@@ -746,18 +796,23 @@ send_again:
             break;
         }
         TAAL_STREAM_FILL_STATUS(g->st, g->stream, g->have);
-        if (g->st == TAAL_EEOF) {
-            rc = http_parse_eof(&g->host->parser);
-            if (rc == HTTP_MESSAGE_DONE)
-                continue; /* a body read to the end of the connection */
-            g->st = failed(g, rc == HTTP_CLOSED ? HTTP_EEOF : rc);
-            host_break(g->host);
+        if (g->st == TAAL_ECANCELLED) {
+            host_break(g->host); /* given up while reading: its connection too */
             break;
         }
-        if (g->st == TAAL_ECANCELLED)
-            break; /* the parser keeps its place: the next reader finishes */
         if (g->st != TAAL_OK) {
-            g->st = TAAL_ECONNABORTED; /* reset, or a read error: the line ends */
+            /* the end of the stream, a reset, a read error: the line ends */
+            rc = http_parse_eof(&g->host->parser);
+            if (g->st == TAAL_EEOF && rc == HTTP_MESSAGE_DONE)
+                continue; /* a body read to the end of the connection */
+            if (rc == HTTP_CLOSED && may_retry(g)) {
+                g->retries++; /* not a byte of its response came: stale */
+                g->resend = true;
+            }
+            if (g->st == TAAL_EEOF)
+                g->st = failed(g, rc == HTTP_CLOSED ? HTTP_EEOF : rc);
+            else
+                g->st = TAAL_ECONNABORTED;
             host_break(g->host);
             break;
         }
@@ -766,6 +821,9 @@ send_again:
     taal_lock_release(&g->host->turn);
     if (g->resend) {
         g->resend = false;
+        g->http_error = HTTP_OK;
+        g->status_code = 0;
+        g->body_len = g->headers_len = g->header_count = 0;
         goto send_again;
     }
 

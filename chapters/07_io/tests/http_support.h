@@ -23,6 +23,7 @@
 **   /nocontent   204 No Content with a body, which a 204 never has
 **   /notmodified 304 Not Modified with a body, likewise
 **   /forever     200 with a chunked body that never ends
+**   /hangup      nothing: the server hangs up at once
 **   /echo...     200 with the request's head (its request line and fields,
 **   /?...        up to the empty line) and its body (by Content-Length) as
 **                the body
@@ -156,6 +157,11 @@ static inline const char *answer(raw *f, size_t *n, double *delay)
         *n = (size_t)k + (strncmp(f->head, "HEAD ", 5) == 0 ? 0 : len); /* no body */
         return f->big;
     }
+    if (strncmp(path, "/hangup ", 8) == 0) {
+        f->hang_up = true;
+        *n = 0;
+        return "";
+    }
     *delay = 1e6; /* /silent */
     *n = 0;
     return "";
@@ -224,7 +230,7 @@ enum { MAX_GETS = 8 };
 typedef struct one_get {
     taal_coro co;
     taal_http_session *session;
-    const char *url;
+    const char *url; /* "POST http://...": that method (a word before the URL) */
     double start_at; /* > 0: sleep until then before the request */
     taal_http_get get;
     int st;
@@ -236,7 +242,17 @@ static inline int one_get_body(taal_coro *self)
     TAAL_BEGIN(f);
     if (f->start_at > 0)
         TAAL_SLEEP(f->start_at - taal_loop_time(taal_running_loop()));
-    taal_http_get_init(&f->get, f->session, f->url);
+    {
+        const char *space =
+            strncmp(f->url, "http", 4) == 0 || strncmp(f->url, "HTTP", 4) == 0
+                ? NULL
+                : strchr(f->url, ' ');
+        char method[16] = "GET";
+        if (space != NULL)
+            snprintf(method, sizeof method, "%.*s", (int)(space - f->url), f->url);
+        taal_http_request_init(&f->get, f->session, method,
+                               space != NULL ? space + 1 : f->url);
+    }
     TAAL_AWAIT_STATUS(f->st, &f->get);
     TAAL_FAIL(f->st);
     TAAL_END();
@@ -256,6 +272,7 @@ typedef struct fetcher {
     int count;
     double cancel_at[MAX_GETS]; /* > 0: cancel that request then */
     double start_at[MAX_GETS];  /* > 0: start that request then */
+    unsigned pipeline;          /* > 0: the session's pipeline depth */
     taal_http_session session;
     taal_task *tasks[MAX_GETS];
     result results[MAX_GETS];
@@ -268,6 +285,8 @@ static inline int fetcher_body(taal_coro *self)
     TAAL_BEGIN(f);
     taal_http_session_open(&f->session);
     taal_http_session_map(&f->session, "t.example", "127.0.0.1", f->port);
+    if (f->pipeline > 0)
+        f->session.pipeline = f->pipeline;
     for (f->i = 0; f->i < f->count; f->i++)
         taal_task_create(taal_running_loop(), one_get_body,
                          &(one_get){.session = &f->session,
@@ -304,12 +323,20 @@ static inline int fetcher_body(taal_coro *self)
     TAAL_END();
 }
 
-/* Runs a fetcher of `count` URLs against a raw server; its results are
- * copied into `out`. Returns the fetcher's status; *leaks is what the
- * loop still held before it closed (must be 0). */
-static inline int fetch_all_at(const char *const urls[], int count,
-                               const double *cancel_at, const double *start_at,
-                               result *out, int *leaks)
+/* What the last fetch_piped() saw: the connections its server accepted,
+ * and the loop's (virtual) time when all its requests had ended. */
+static struct {
+    size_t accepted;
+    double ended;
+} raw_last;
+
+/* Runs a fetcher of `count` URLs against a raw server, through a session
+ * with `pipeline` requests in flight on a connection (0: the default); its
+ * results are copied into `out`. Returns the fetcher's status; *leaks is
+ * what the loop still held before it closed (must be 0). */
+static inline int fetch_piped(const char *const urls[], int count,
+                              const double *cancel_at, const double *start_at,
+                              unsigned pipeline, result *out, int *leaks)
 {
     taal_loop loop;
     open_loop(&loop);
@@ -319,6 +346,7 @@ static inline int fetch_all_at(const char *const urls[], int count,
     fetcher *f = calloc(1, sizeof *f);
     f->port = server->port;
     f->count = count;
+    f->pipeline = pipeline;
     for (int i = 0; i < count; i++) {
         f->urls[i] = urls[i];
         f->cancel_at[i] = cancel_at != NULL ? cancel_at[i] : 0;
@@ -329,6 +357,8 @@ static inline int fetch_all_at(const char *const urls[], int count,
     free(f);
     if (rc == TAAL_OK)
         rc = taal_run_until_complete(&loop, taal_task_future(task));
+    raw_last.accepted = server->accepted;
+    raw_last.ended = taal_loop_time(&loop);
     memcpy(out, ((fetcher *)taal_task_frame(task))->results, (size_t)count * sizeof *out);
     taal_task_release(task);
     taal_server_release(server);
@@ -338,6 +368,14 @@ static inline int fetch_all_at(const char *const urls[], int count,
     *leaks = live_objects(&loop);
     taal_loop_close(&loop);
     return rc;
+}
+
+/* Through a session as it opens. */
+static inline int fetch_all_at(const char *const urls[], int count,
+                               const double *cancel_at, const double *start_at,
+                               result *out, int *leaks)
+{
+    return fetch_piped(urls, count, cancel_at, start_at, 0, out, leaks);
 }
 
 /* All the URLs at once. */

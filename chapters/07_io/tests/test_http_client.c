@@ -101,7 +101,7 @@ TEST(pipelined_responses_are_read_by_the_requests_they_answer_in_order)
     const char *urls[] = {"http://t.example/slow/3", "http://t.example/chunked",
                           "http://t.example/ok", "http://t.example/slow/1"};
     result r[4];
-    CHECK_EQ(fetch_all(urls, 4, NULL, r, &leaks), TAAL_OK);
+    CHECK_EQ(fetch_piped(urls, 4, NULL, NULL, 4, r, &leaks), TAAL_OK);
     for (int i = 0; i < 4; i++) {
         CHECK_EQ(r[i].st, TAAL_OK);
         CHECK_STR(r[i].body, "hello");
@@ -110,17 +110,18 @@ TEST(pipelined_responses_are_read_by_the_requests_they_answer_in_order)
     CHECK_EQ(open_fds(), fds);
 }
 
-TEST(a_request_given_up_in_line_leaves_its_response_to_be_dropped_by_the_next)
+TEST(a_request_given_up_in_line_ends_the_connection_where_its_response_comes)
 {
-    /* /slow/5 is sent first and answered at 5 s; the second request waits
-     * in line behind it and is cancelled at 1 s; the third must still get
-     * its own response, not the second's. */
+    /* Pipelined: /slow/5 is sent first and answered at 5 s; the second
+     * request waits in line behind it and is cancelled at 1 s; the third
+     * must not get the second's response: its reader ends the connection
+     * there, and, a GET, it is sent again on a new one. */
     int fds = open_fds(), leaks;
     const char *urls[] = {"http://t.example/slow/5", "http://t.example/chunked",
                           "http://t.example/cutlen/200"};
     double cancel_at[] = {0, 1, 0};
     result r[3];
-    CHECK_EQ(fetch_all(urls, 3, cancel_at, r, &leaks), TAAL_OK);
+    CHECK_EQ(fetch_piped(urls, 3, cancel_at, NULL, 3, r, &leaks), TAAL_OK);
     CHECK_EQ(r[0].st, TAAL_OK);
     CHECK_EQ(r[1].st, TAAL_ECANCELLED);
     CHECK_EQ(r[2].st, TAAL_OK);
@@ -129,15 +130,16 @@ TEST(a_request_given_up_in_line_leaves_its_response_to_be_dropped_by_the_next)
     CHECK_EQ(open_fds(), fds);
 }
 
-TEST(a_request_given_up_while_it_reads_leaves_its_response_to_the_next)
+TEST(a_request_given_up_while_it_reads_ends_its_connection)
 {
     /* The first request holds the turn, reading, when it is cancelled at
-     * 2 s; its response comes at 3 s, and the second request drops it. */
+     * 2 s; its response would come at 3 s. The connection goes with it, and
+     * the second request, pipelined behind, is sent again on a new one. */
     int fds = open_fds(), leaks;
     const char *urls[] = {"http://t.example/slow/3", "http://t.example/ok"};
     double cancel_at[] = {2, 0};
     result r[2];
-    CHECK_EQ(fetch_all(urls, 2, cancel_at, r, &leaks), TAAL_OK);
+    CHECK_EQ(fetch_piped(urls, 2, cancel_at, NULL, 2, r, &leaks), TAAL_OK);
     CHECK_EQ(r[0].st, TAAL_ECANCELLED);
     CHECK_EQ(r[1].st, TAAL_OK);
     CHECK_STR(r[1].body, "hello");
@@ -154,7 +156,7 @@ TEST(a_response_that_closes_the_connection_sends_those_behind_it_again)
     const char *urls[] = {"http://t.example/close", "http://t.example/ok",
                           "http://t.example/other"};
     result r[3];
-    CHECK_EQ(fetch_all(urls, 3, NULL, r, &leaks), TAAL_OK);
+    CHECK_EQ(fetch_piped(urls, 3, NULL, NULL, 3, r, &leaks), TAAL_OK);
     CHECK_EQ(r[0].st, TAAL_OK);
     CHECK_STR(r[0].body, "ok");
     CHECK_EQ(r[1].st, TAAL_OK);
@@ -258,15 +260,18 @@ TEST(interim_responses_are_skipped_and_the_final_one_is_the_requests)
     CHECK_EQ(open_fds(), fds);
 }
 
+/* The request pipelined behind it never had its response; a GET, it is
+ * sent again on a new connection (a POST would fail, TAAL_ECONNABORTED). */
 TEST(an_unasked_switch_of_protocols_is_an_error_and_ends_the_connection)
 {
     int fds = open_fds(), leaks;
     const char *urls[] = {"http://t.example/switch", "http://t.example/ok"};
     result r[2];
-    CHECK_EQ(fetch_all(urls, 2, NULL, r, &leaks), TAAL_OK);
+    CHECK_EQ(fetch_piped(urls, 2, NULL, NULL, 2, r, &leaks), TAAL_OK);
     CHECK_EQ(r[0].st, TAAL_EPROTO);
     CHECK_EQ(r[0].http_error, HTTP_ESTATUS_CODE);
-    CHECK_EQ(r[1].st, TAAL_ECONNABORTED);
+    CHECK_EQ(r[1].st, TAAL_OK);
+    CHECK_STR(r[1].body, "hello");
     CHECK_EQ(leaks, 0);
     CHECK_EQ(open_fds(), fds);
 }
@@ -286,7 +291,7 @@ TEST(bytes_past_the_end_of_a_body_are_never_a_response_to_the_next_request)
         int fds = open_fds(), leaks;
         const char *urls[] = {paths[i], "http://t.example/other"};
         result r[2];
-        CHECK_EQ(fetch_all(urls, 2, NULL, r, &leaks), TAAL_OK);
+        CHECK_EQ(fetch_piped(urls, 2, NULL, NULL, 2, r, &leaks), TAAL_OK);
         CHECK_EQ(r[0].st, TAAL_OK);
         CHECK_EQ(r[0].code, codes[i]);
         CHECK_STR(r[0].body, i == 0 ? "hello" : "");
@@ -594,6 +599,169 @@ TEST(a_request_has_a_method_headers_and_a_body)
     CHECK_EQ(open_fds(), fds);
 }
 
+/* ---- retries, requests given up, pipelining ------------------------------ */
+
+/* Issue 25, defect 4: after a server closed an idle keep-alive connection,
+ * the next GET failed with TAAL_EEOF. Not a byte of its response came: it
+ * is sent again, on a new connection. */
+TEST(a_get_on_a_keep_alive_connection_the_server_closed_is_sent_again)
+{
+    int fds = open_fds(), leaks;
+    const char *urls[] = {"http://t.example/ok-close", "http://t.example/other",
+                          "DELETE http://t.example/ok-close",
+                          "PUT http://t.example/other"};
+    double later[] = {0, 1, 2, 3};
+    result r[4];
+    CHECK_EQ(fetch_all_at(urls, 4, NULL, later, r, &leaks), TAAL_OK);
+    CHECK_EQ(r[0].st, TAAL_OK);
+    CHECK_EQ(r[1].st, TAAL_OK);
+    CHECK_STR(r[1].body, "world");
+    CHECK_EQ(r[2].st, TAAL_OK);
+    CHECK_EQ(r[3].st, TAAL_OK); /* PUT and DELETE are idempotent too */
+    CHECK_STR(r[3].body, "world");
+    CHECK_EQ(raw_last.accepted, 3); /* the DELETE went on the /other's */
+    CHECK_EQ(leaks, 0);
+    CHECK_EQ(open_fds(), fds);
+}
+
+/* Python's http.server closes after every response: of five GETs at once,
+ * four failed. Now all five succeed, one at a time or pipelined. */
+TEST(five_gets_at_once_to_a_server_that_closes_after_each_response_all_succeed)
+{
+    for (unsigned pipeline = 1; pipeline <= 5; pipeline += 4) {
+        int fds = open_fds(), leaks;
+        const char *urls[] = {"http://t.example/ok-close", "http://t.example/ok-close",
+                              "http://t.example/ok-close", "http://t.example/ok-close",
+                              "http://t.example/ok-close"};
+        result r[5];
+        CHECK_EQ(fetch_piped(urls, 5, NULL, NULL, pipeline, r, &leaks), TAAL_OK);
+        for (int i = 0; i < 5; i++) {
+            CHECK_EQ(r[i].st, TAAL_OK);
+            CHECK_STR(r[i].body, "hello");
+        }
+        CHECK_EQ(raw_last.accepted, 5);
+        CHECK_EQ(leaks, 0);
+        CHECK_EQ(open_fds(), fds);
+    }
+}
+
+/* A server that hangs up on every request: a GET is sent three times
+ * (TAAL_HTTP_MAX_RETRIES more), then fails as it did; a POST, which the
+ * server may have processed, is sent once. */
+TEST(retries_are_bounded_and_only_for_idempotent_requests)
+{
+    int fds = open_fds(), leaks;
+    const char *get[] = {"http://t.example/hangup"};
+    const char *post[] = {"POST http://t.example/hangup"};
+    result r[1];
+    CHECK_EQ(fetch_all(get, 1, NULL, r, &leaks), TAAL_OK);
+    CHECK_EQ(r[0].st, TAAL_EEOF);
+    CHECK_EQ(r[0].code, 0);
+    CHECK_EQ(raw_last.accepted, 1 + TAAL_HTTP_MAX_RETRIES);
+    CHECK_EQ(fetch_all(post, 1, NULL, r, &leaks), TAAL_OK);
+    CHECK_EQ(r[0].st, TAAL_EEOF);
+    CHECK_EQ(raw_last.accepted, 1);
+    CHECK_EQ(leaks, 0);
+    CHECK_EQ(open_fds(), fds);
+}
+
+/* A POST pipelined behind a response cut short may have been processed:
+ * TAAL_ECONNABORTED. Without pipelining (the default) it waits for its
+ * turn to be written, so it was never on that connection: it succeeds. */
+TEST(requests_to_one_host_take_turns_unless_the_session_pipelines)
+{
+    int fds = open_fds(), leaks;
+    const char *urls[] = {"http://t.example/cut/20", "POST http://t.example/echo"};
+    result r[2];
+    CHECK_EQ(fetch_piped(urls, 2, NULL, NULL, 2, r, &leaks), TAAL_OK);
+    CHECK_EQ(r[0].st, TAAL_EEOF);
+    CHECK_EQ(r[1].st, TAAL_ECONNABORTED);
+    CHECK_EQ(r[1].code, 0);
+    CHECK_EQ(fetch_all(urls, 2, NULL, r, &leaks), TAAL_OK);
+    CHECK_EQ(r[0].st, TAAL_EEOF);
+    CHECK_EQ(r[1].st, TAAL_OK);
+    CHECK(strncmp(r[1].body, "POST /echo HTTP/1.1\r\n", 21) == 0);
+    CHECK_EQ(leaks, 0);
+    CHECK_EQ(open_fds(), fds);
+}
+
+/* Issue 25, defect 5: a request that timed out kept its connection, and
+ * the next request to the host queued behind the stalled response and
+ * timed out too. */
+typedef struct stalled {
+    taal_coro co;
+    int port;
+    taal_http_session session;
+    taal_http_get get;
+    taal_timeout scope;
+    int st[2];
+    char body[16];
+    double ended;
+} stalled;
+
+static int stalled_body(taal_coro *self)
+{
+    stalled *f = (stalled *)self;
+    TAAL_BEGIN(f);
+    taal_http_session_open(&f->session);
+    taal_http_session_map(&f->session, "t.example", "127.0.0.1", f->port);
+    taal_http_get_init(&f->get, &f->session, "http://t.example/silent");
+    TAAL_AWAIT_TIMEOUT_STATUS(f->st[0], &f->scope, 0.1, &f->get);
+    taal_http_get_free(&f->get);
+    taal_http_get_init(&f->get, &f->session, "http://t.example/ok");
+    TAAL_AWAIT_TIMEOUT_STATUS(f->st[1], &f->scope, 5, &f->get);
+    snprintf(f->body, sizeof f->body, "%s", f->get.body ? f->get.body : "");
+    taal_http_get_free(&f->get);
+    f->ended = taal_loop_time(taal_running_loop());
+    taal_http_session_close(&f->session);
+    TAAL_END();
+}
+
+TEST(a_request_that_timed_out_takes_its_connection_down_and_the_next_goes_promptly)
+{
+    int fds = open_fds();
+    taal_loop loop;
+    open_loop(&loop);
+    taal_server *server = raw_server(&loop);
+    taal_task *task = NULL;
+    CHECK_EQ(taal_task_create(&loop, stalled_body, &(stalled){.port = server->port},
+                              sizeof(stalled), NULL, &task),
+             TAAL_OK);
+    CHECK_EQ(taal_run_until_complete(&loop, taal_task_future(task)), TAAL_OK);
+    stalled *t = taal_task_frame(task);
+    CHECK_EQ(t->st[0], TAAL_ETIMEDOUT);
+    CHECK_EQ(t->st[1], TAAL_OK);
+    CHECK_STR(t->body, "hello");
+    CHECK(t->ended < 0.5);
+    CHECK_EQ(server->accepted, 2);
+    taal_task_release(task);
+    taal_server_release(server);
+    taal_loop_close(&loop); /* the silent handler goes with the loop */
+    CHECK_EQ(open_fds(), fds);
+}
+
+/* The same, with the second request already in line behind the first
+ * (pipelined): it is sent again on a new connection; or, had it been sent
+ * while the first was still in line, it takes its turn there. */
+TEST(a_request_given_up_takes_its_connection_down_also_when_others_were_sent_behind_it)
+{
+    int fds = open_fds(), leaks;
+    const char *urls[] = {"http://t.example/silent", "http://t.example/ok",
+                          "http://t.example/other"};
+    double cancel_at[] = {0.1, 0, 0};
+    double start_at[] = {0, 0, 0.2};
+    result r[3];
+    CHECK_EQ(fetch_piped(urls, 3, cancel_at, start_at, 2, r, &leaks), TAAL_OK);
+    CHECK_EQ(r[0].st, TAAL_ECANCELLED);
+    CHECK_EQ(r[1].st, TAAL_OK);
+    CHECK_STR(r[1].body, "hello");
+    CHECK_EQ(r[2].st, TAAL_OK);
+    CHECK_STR(r[2].body, "world");
+    CHECK(raw_last.ended < 0.5);
+    CHECK_EQ(leaks, 0);
+    CHECK_EQ(open_fds(), fds);
+}
+
 /* ---- the session as an async context manager (chapter 06's async with) ---- */
 
 typedef struct with_test {
@@ -714,8 +882,8 @@ static const taal_test tests[] = {
     TEST_ENTRY(
         many_requests_at_once_share_one_keep_alive_connection_and_get_their_own_responses),
     TEST_ENTRY(pipelined_responses_are_read_by_the_requests_they_answer_in_order),
-    TEST_ENTRY(a_request_given_up_in_line_leaves_its_response_to_be_dropped_by_the_next),
-    TEST_ENTRY(a_request_given_up_while_it_reads_leaves_its_response_to_the_next),
+    TEST_ENTRY(a_request_given_up_in_line_ends_the_connection_where_its_response_comes),
+    TEST_ENTRY(a_request_given_up_while_it_reads_ends_its_connection),
     TEST_ENTRY(a_response_that_closes_the_connection_sends_those_behind_it_again),
     TEST_ENTRY(
         a_write_that_fails_leaves_the_reader_its_response_and_goes_on_a_new_connection),
@@ -730,6 +898,14 @@ static const taal_test tests[] = {
     TEST_ENTRY(
         a_failed_request_has_no_status_and_the_sessions_limits_are_read_per_response),
     TEST_ENTRY(a_request_has_a_method_headers_and_a_body),
+    TEST_ENTRY(a_get_on_a_keep_alive_connection_the_server_closed_is_sent_again),
+    TEST_ENTRY(five_gets_at_once_to_a_server_that_closes_after_each_response_all_succeed),
+    TEST_ENTRY(retries_are_bounded_and_only_for_idempotent_requests),
+    TEST_ENTRY(requests_to_one_host_take_turns_unless_the_session_pipelines),
+    TEST_ENTRY(
+        a_request_that_timed_out_takes_its_connection_down_and_the_next_goes_promptly),
+    TEST_ENTRY(
+        a_request_given_up_takes_its_connection_down_also_when_others_were_sent_behind_it),
     TEST_ENTRY(a_session_is_an_async_context_manager_open_inside_its_block_closed_after),
     TEST_ENTRY(a_failing_block_still_closes_the_session_and_keeps_its_error),
     TEST_ENTRY(a_sessions_exit_cancels_a_request_still_waiting_and_closes),
