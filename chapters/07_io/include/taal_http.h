@@ -12,6 +12,11 @@
 **       data = await r.text()         TAAL_AWAIT_STATUS(f->st, &f->get);
 **                                     ... f->get.status_code, f->get.body ...
 **                                     taal_http_get_free(&f->get);
+**   s.request("POST", url,            taal_http_request_init(&f->req, &f->session,
+**             data=body,                                     "POST", url);
+**             headers={"X-A": "b"})   taal_http_request_body(&f->req, body, len);
+**                                     taal_http_request_header(&f->req, "X-A", "b");
+**   r.headers["Location"]             taal_http_get_header(&f->req, "location")
 **
 ** (A session is a manager for chapter 06's TAAL_ASYNC_WITH: its enter
 ** opens it, its exit closes it, however the block ends. A request's
