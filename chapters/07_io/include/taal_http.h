@@ -82,6 +82,13 @@
  *  before a byte of its response came (an idempotent one; see
  *  taal_http_get). */
 #define TAAL_HTTP_MAX_RETRIES 2
+/** The default bound on the redirects a request follows (aiohttp's
+ *  max_redirects). */
+#define TAAL_HTTP_MAX_REDIRECTS 10
+/** The http_error of a request that ended with TAAL_ELIMIT because it was
+ *  redirected more than its session's max_redirects times (not a parser
+ *  result: those are all above it). */
+#define TAAL_HTTP_ETOO_MANY_REDIRECTS (-100)
 /** The default bound on a response body: 1 MiB. */
 #define TAAL_HTTP_MAX_BODY (1u << 20)
 
@@ -136,6 +143,9 @@ typedef struct taal_http_session {
                                                     pipelines (see the top of
                                                     this file). Read as each
                                                     request is written */
+    unsigned max_redirects;                    /**< redirects a GET or HEAD follows
+                                                    [TAAL_HTTP_MAX_REDIRECTS]; 0:
+                                                    none */
     bool open;                                 /**< between open and close */
     bool closing;                   /**< its `async with` exit is ending its requests */
     struct taal_http_get *requests; /**< the requests in progress */
@@ -173,6 +183,8 @@ typedef struct taal_http_get {
     taal_coro co;               /**< the coroutine header */
     taal_http_session *session; /**< the session it goes through */
     const char *url;            /**< "http://host[:port]/path"; not copied */
+    bool no_redirects;          /**< set it (after the init) not to follow
+                                     redirects (aiohttp's allow_redirects=False) */
 
     /* The response, once the await ended with TAAL_OK. */
     int status_code; /**< e.g. 200, 404: the final response's, never a 1xx */
@@ -198,6 +210,8 @@ typedef struct taal_http_get {
     bool holding;               /**< it holds the host's turn */
     bool resend;                /**< it must be sent again, on a new connection */
     bool write_failed;          /**< a write of it failed once already */
+    char *final_url;            /**< the URL a redirect led to, allocated */
+    unsigned redirects;         /**< redirects followed */
     unsigned retries;           /**< times it was sent again after its connection
                                      ended before a byte of its response */
     char method[24];            /**< the method, e.g. "GET" */
@@ -249,6 +263,11 @@ int taal_http_request_header(taal_http_request *req, const char *name, const cha
  *  limit (TAAL_EWFULL). TAAL_EINVAL (NULL with a length). */
 int taal_http_request_body(taal_http_request *req, const void *data, size_t len);
 
+/** The URL of the response @p req has: its own, or where the redirects it
+ *  followed led (aiohttp's `response.url`); owned by @p req, valid until
+ *  taal_http_get_free() (after which it is the URL it was given). */
+const char *taal_http_request_url(const taal_http_request *req);
+
 /** Frees the response body and headers of @p get (harmless twice). */
 void taal_http_get_free(taal_http_get *get);
 
@@ -280,7 +299,15 @@ const char *taal_http_get_header(const taal_http_get *get, const char *name);
  *     session is not open (or its exit is closing it). Nothing was sent.
  *     Other bytes a request line cannot carry (space, "<>\^`{|}, bytes
  *     over 0x7F) are sent as %XX, and a #fragment is never sent;
- *   - TAAL_EADDR: a host the session was not told about (no DNS);
+ *   - TAAL_EADDR: a host the session was not told about (no DNS), also
+ *     in a redirect's Location;
+ *   - TAAL_ELIMIT with http_error TAAL_HTTP_ETOO_MANY_REDIRECTS: a GET or
+ *     HEAD redirected (301, 302, 303, 307, 308 with a Location) more than
+ *     the session's max_redirects times. Within the bound, each redirect
+ *     is followed on the session, to an absolute URL (of a host it knows)
+ *     or one relative to the request's (a path, "//host/path", or a name
+ *     in the same directory; dot segments are sent as they are), unless
+ *     the request set no_redirects. Other methods get the 3xx itself;
  *   - the connect's: TAAL_ECONNREFUSED, TAAL_EMFILE, ...;
  *   - TAAL_EEOF: the server closed before the response was complete (or,
  *     for a request that is not sent again, before it began);

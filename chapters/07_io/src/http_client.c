@@ -61,6 +61,7 @@ int taal_http_session_open(taal_http_session *session)
     session->limits = http_limits_default();
     session->limits.max_body = TAAL_HTTP_MAX_BODY;
     session->pipeline = 1;
+    session->max_redirects = TAAL_HTTP_MAX_REDIRECTS;
     int rc = taal_event_init(&session->idle, loop, "http session");
     if (rc != TAAL_OK)
         return rc;
@@ -316,6 +317,8 @@ void taal_http_get_free(taal_http_get *get)
     taal__free(get->fields);
     get->fields = NULL;
     get->fields_len = 0;
+    taal__free(get->final_url);
+    get->final_url = NULL;
     get->headers_len = get->headers_cap = get->header_count = 0;
 }
 
@@ -376,13 +379,14 @@ static int parse_url(taal_http_get *g, http_span *target)
     static const char scheme[] = "http://";
     if (!g->session->open || g->session->closing)
         return TAAL_EINVAL;
-    for (const unsigned char *c = (const unsigned char *)g->url; *c != '\0'; c++)
+    const char *url = taal_http_request_url(g);
+    for (const unsigned char *c = (const unsigned char *)url; *c != '\0'; c++)
         if (*c < 0x20 || *c == 0x7f)
             return TAAL_EINVAL;
     for (size_t i = 0; i < sizeof scheme - 1; i++)
-        if (lower((unsigned char)g->url[i]) != scheme[i])
+        if (lower((unsigned char)url[i]) != scheme[i])
             return TAAL_EINVAL; /* only http: TLS is a library of its own */
-    const char *authority = g->url + sizeof scheme - 1;
+    const char *authority = url + sizeof scheme - 1;
     size_t len = strcspn(authority, "/?#");
     if (memchr(authority, '@', len) != NULL)
         return TAAL_EINVAL;
@@ -390,6 +394,70 @@ static int parse_url(taal_http_get *g, http_span *target)
     target->len = strcspn(target->at, "#");
     g->host = find_host(g->session, authority, len);
     return g->host != NULL ? TAAL_OK : TAAL_EADDR;
+}
+
+const char *taal_http_request_url(const taal_http_request *req)
+{
+    if (req == NULL)
+        return NULL;
+    return req->final_url != NULL ? req->final_url : req->url;
+}
+
+/* Where a redirect's @p location leads, from the request's URL (which
+ * parse_url() has checked: it starts "http://", in some case): an
+ * absolute URL as it is; "//host/path" with the scheme; "/path" and
+ * "?query" on the same host; anything else in the same directory (RFC
+ * 3986 5.2, without removing dot segments: servers do). The result
+ * becomes the request's final_url. TAAL_ENOMEM. */
+static int follow(taal_http_get *g, const char *location)
+{
+    const char *base = taal_http_request_url(g);
+    const char *authority = base + 7;
+    size_t host_len = strcspn(authority, "/?#");
+    const char *path = authority + host_len;
+    size_t keep = 0; /* bytes of base that come first */
+    const char *join = "";
+    size_t scheme = strspn(location, "abcdefghijklmnopqrstuvwxyz"
+                                     "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+-.");
+    if (scheme > 0 && location[scheme] == ':') {
+        keep = 0; /* absolute */
+    } else if (location[0] == '/' && location[1] == '/') {
+        join = "http:";
+    } else if (location[0] == '/') {
+        keep = 7 + host_len;
+    } else if (location[0] == '?') {
+        keep = 7 + host_len + strcspn(path, "?#");
+    } else {
+        size_t path_len = strcspn(path, "?#"), last = 0;
+        for (size_t i = 0; i < path_len; i++)
+            if (path[i] == '/')
+                last = i + 1;
+        keep = 7 + host_len + last;
+        if (last == 0)
+            join = "/";
+    }
+    size_t len = keep + strlen(join) + strlen(location);
+    char *url = taal__alloc(len + 1);
+    if (url == NULL)
+        return TAAL_ENOMEM;
+    snprintf(url, len + 1, "%.*s%s%s", (int)keep, base, join, location);
+    taal__free(g->final_url);
+    g->final_url = url;
+    return TAAL_OK;
+}
+
+/* Is @p g's response a redirect it follows? Only for GET and HEAD (a POST
+ * redirected is the program's decision), with a Location, unless it or
+ * its session (max_redirects 0) says not to. */
+static const char *redirect_to(const taal_http_get *g)
+{
+    int code = g->status_code;
+    if (g->no_redirects || g->session->max_redirects == 0 ||
+        (strcmp(g->method, "GET") != 0 && !g->head) ||
+        (code != 301 && code != 302 && code != 303 && code != 307 && code != 308))
+        return NULL;
+    const char *location = taal_http_get_header(g, "location");
+    return location != NULL && *location != '\0' ? location : NULL;
 }
 
 /* Bytes a request target cannot carry as they are (RFC 3986 2.1, and what
@@ -825,6 +893,31 @@ send_again:
         g->status_code = 0;
         g->body_len = g->headers_len = g->header_count = 0;
         goto send_again;
+    }
+    if (g->st == TAAL_OK && redirect_to(g) != NULL) {
+        /* 4. A redirect: the same request, to where it leads, on the
+         * session's connection to that host (a host it knows) */
+        if (g->redirects >= g->session->max_redirects) {
+            g->st = TAAL_ELIMIT;
+            g->http_error = TAAL_HTTP_ETOO_MANY_REDIRECTS;
+            goto done;
+        }
+        g->st = follow(g, redirect_to(g));
+        if (g->st == TAAL_OK) {
+            http_span target;
+            g->redirects++;
+            g->retries = 0;
+            g->write_failed = false;
+            g->status_code = 0;
+            g->body_len = g->headers_len = g->header_count = 0;
+            taal__free(g->request);
+            g->request = NULL;
+            g->st = parse_url(g, &target);
+            if (g->st == TAAL_OK)
+                g->st = build_request(g, target);
+        }
+        if (g->st == TAAL_OK)
+            goto send_again;
     }
 
 done:

@@ -24,6 +24,11 @@
 **   /notmodified 304 Not Modified with a body, likewise
 **   /forever     200 with a chunked body that never ends
 **   /hangup      nothing: the server hangs up at once
+**   /r301        301 to http://T.EXAMPLE/other (absolute, the host in capitals)
+**   /r302        302 to /ok
+**   /r307        307 to echo?x=1 (relative to its directory: /echo?x=1)
+**   /loop        302 to /loop, for ever
+**   /away        302 to http://elsewhere.example/, a host the session does not know
 **   /echo...     200 with the request's head (its request line and fields,
 **   /?...        up to the empty line) and its body (by Content-Length) as
 **                the body
@@ -157,6 +162,24 @@ static inline const char *answer(raw *f, size_t *n, double *delay)
         *n = (size_t)k + (strncmp(f->head, "HEAD ", 5) == 0 ? 0 : len); /* no body */
         return f->big;
     }
+    static const struct {
+        const char *path, *response;
+    } moved[] = {
+        {"/r301 ",
+         "HTTP/1.1 301 Moved Permanently\r\nLocation: http://T.EXAMPLE/other\r\n"
+         "Content-Length: 5\r\n\r\nmoved"},
+        {"/r302 ", "HTTP/1.1 302 Found\r\nLocation: /ok\r\nContent-Length: 0\r\n\r\n"},
+        {"/r307 ", "HTTP/1.1 307 Temporary Redirect\r\nLocation: echo?x=1\r\n"
+                   "Content-Length: 0\r\n\r\n"},
+        {"/loop ", "HTTP/1.1 302 Found\r\nLocation: /loop\r\nContent-Length: 0\r\n\r\n"},
+        {"/away ", "HTTP/1.1 302 Found\r\nLocation: http://elsewhere.example/\r\n"
+                   "Content-Length: 0\r\n\r\n"},
+    };
+    for (size_t i = 0; i < sizeof moved / sizeof moved[0]; i++)
+        if (strncmp(path, moved[i].path, strlen(moved[i].path)) == 0) {
+            *n = strlen(moved[i].response);
+            return moved[i].response;
+        }
     if (strncmp(path, "/hangup ", 8) == 0) {
         f->hang_up = true;
         *n = 0;

@@ -762,6 +762,98 @@ TEST(a_request_given_up_takes_its_connection_down_also_when_others_were_sent_beh
     CHECK_EQ(open_fds(), fds);
 }
 
+/* ---- redirects ------------------------------------------------------------- */
+
+enum { REDIRECTS = 8 };
+
+typedef struct redirect_test {
+    taal_coro co;
+    int port;
+    taal_http_session session;
+    taal_http_request req;
+    int st[REDIRECTS], code[REDIRECTS], http_error[REDIRECTS];
+    char body[REDIRECTS][64], url[REDIRECTS][64], location[REDIRECTS][32];
+    int i;
+} redirect_test;
+
+static int redirect_test_body(taal_coro *self)
+{
+    static const char *const methods[REDIRECTS] = {"GET", "GET", "GET",  "HEAD",
+                                                   "GET", "GET", "POST", "GET"};
+    static const char *const urls[REDIRECTS] = {
+        "http://t.example/r301", "http://t.example/r302", "http://t.example/r307",
+        "http://t.example/r302", "http://t.example/loop", "http://t.example/away",
+        "http://t.example/r302", "http://t.example/r302"};
+    redirect_test *f = (redirect_test *)self;
+    TAAL_BEGIN(f);
+    taal_http_session_open(&f->session);
+    taal_http_session_map(&f->session, "t.example", "127.0.0.1", f->port);
+    for (f->i = 0; f->i < REDIRECTS; f->i++) {
+        taal_http_request_init(&f->req, &f->session, methods[f->i], urls[f->i]);
+        f->req.no_redirects = f->i == 7;
+        TAAL_AWAIT_STATUS(f->st[f->i], &f->req);
+        f->code[f->i] = f->req.status_code;
+        f->http_error[f->i] = f->req.http_error;
+        snprintf(f->body[f->i], sizeof f->body[f->i], "%s",
+                 f->req.body ? f->req.body : "");
+        snprintf(f->url[f->i], sizeof f->url[f->i], "%s", taal_http_request_url(&f->req));
+        const char *location = taal_http_get_header(&f->req, "Location");
+        snprintf(f->location[f->i], sizeof f->location[f->i], "%s",
+                 location ? location : "");
+        taal_http_get_free(&f->req);
+    }
+    taal_http_session_close(&f->session);
+    TAAL_END();
+}
+
+/* GET and HEAD follow 301, 302, 303, 307 and 308 to an absolute URL of a
+ * host the session knows (its name in any case) or a relative one, up to
+ * max_redirects (then TAAL_ELIMIT); the final URL is readable; a POST, or
+ * a request that says no_redirects, gets the 3xx itself. */
+TEST(get_and_head_follow_redirects_up_to_the_sessions_bound)
+{
+    int fds = open_fds();
+    taal_loop loop;
+    open_loop(&loop);
+    taal_server *server = raw_server(&loop);
+    taal_task *task = NULL;
+    CHECK_EQ(taal_task_create(&loop, redirect_test_body,
+                              &(redirect_test){.port = server->port},
+                              sizeof(redirect_test), NULL, &task),
+             TAAL_OK);
+    CHECK_EQ(taal_run_until_complete(&loop, taal_task_future(task)), TAAL_OK);
+    redirect_test *t = taal_task_frame(task);
+    CHECK_EQ(t->st[0], TAAL_OK);
+    CHECK_EQ(t->code[0], 200);
+    CHECK_STR(t->body[0], "world");
+    CHECK_STR(t->url[0], "http://T.EXAMPLE/other");
+    CHECK_EQ(t->st[1], TAAL_OK);
+    CHECK_STR(t->body[1], "hello");
+    CHECK_STR(t->url[1], "http://t.example/ok");
+    CHECK_EQ(t->st[2], TAAL_OK);
+    CHECK(strncmp(t->body[2], "GET /echo?x=1 HTTP/1.1\r\n", 24) == 0);
+    CHECK_STR(t->url[2], "http://t.example/echo?x=1");
+    CHECK_EQ(t->st[3], TAAL_OK); /* HEAD follows too; /ok's body is not read */
+    CHECK_EQ(t->code[3], 200);
+    CHECK_EQ(t->st[4], TAAL_ELIMIT);
+    CHECK_EQ(t->http_error[4], TAAL_HTTP_ETOO_MANY_REDIRECTS);
+    CHECK_EQ(t->code[4], 0);
+    CHECK_EQ(t->st[5], TAAL_EADDR); /* a host the session does not know */
+    CHECK_EQ(t->st[6], TAAL_OK);    /* POST: the 302 itself */
+    CHECK_EQ(t->code[6], 302);
+    CHECK_STR(t->location[6], "/ok");
+    CHECK_EQ(t->st[7], TAAL_OK); /* no_redirects */
+    CHECK_EQ(t->code[7], 302);
+    CHECK_STR(t->url[7], "http://t.example/r302");
+    taal_task_release(task);
+    taal_server_release(server);
+    for (int i = 0; i < 50 && live_objects(&loop) > 0; i++)
+        taal_run_once(&loop);
+    CHECK_EQ(live_objects(&loop), 0);
+    taal_loop_close(&loop);
+    CHECK_EQ(open_fds(), fds);
+}
+
 /* ---- the session as an async context manager (chapter 06's async with) ---- */
 
 typedef struct with_test {
@@ -906,6 +998,7 @@ static const taal_test tests[] = {
         a_request_that_timed_out_takes_its_connection_down_and_the_next_goes_promptly),
     TEST_ENTRY(
         a_request_given_up_takes_its_connection_down_also_when_others_were_sent_behind_it),
+    TEST_ENTRY(get_and_head_follow_redirects_up_to_the_sessions_bound),
     TEST_ENTRY(a_session_is_an_async_context_manager_open_inside_its_block_closed_after),
     TEST_ENTRY(a_failing_block_still_closes_the_session_and_keeps_its_error),
     TEST_ENTRY(a_sessions_exit_cancels_a_request_still_waiting_and_closes),
