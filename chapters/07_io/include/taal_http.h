@@ -185,6 +185,9 @@ typedef struct taal_http_get {
     const char *url;            /**< "http://host[:port]/path"; not copied */
     bool no_redirects;          /**< set it (after the init) not to follow
                                      redirects (aiohttp's allow_redirects=False) */
+    bool stream_body;           /**< set it (after the init) for the await to end
+                                     once the headers are in; then read the body
+                                     with taal_http_read (see there) */
 
     /* The response, once the await ended with TAAL_OK. */
     int status_code; /**< e.g. 200, 404: the final response's, never a 1xx */
@@ -212,6 +215,9 @@ typedef struct taal_http_get {
     bool write_failed;          /**< a write of it failed once already */
     char *final_url;            /**< the URL a redirect led to, allocated */
     unsigned redirects;         /**< redirects followed */
+    bool streaming;             /**< its body is being streamed: it holds the
+                                     host's turn, and its connection */
+    bool stream_ended;          /**< its streamed body was read to the end */
     unsigned retries;           /**< times it was sent again after its connection
                                      ended before a byte of its response */
     char method[24];            /**< the method, e.g. "GET" */
@@ -262,6 +268,49 @@ int taal_http_request_header(taal_http_request *req, const char *name, const cha
  *  so a body is bounded by the memory for one copy and the stream's write
  *  limit (TAAL_EWFULL). TAAL_EINVAL (NULL with a length). */
 int taal_http_request_body(taal_http_request *req, const void *data, size_t len);
+
+/** The longest piece of a streamed body: 16 KiB. */
+#define TAAL_HTTP_PIECE 16384
+
+/** One piece of a streamed body (`await response.content.readany()`): a
+ *  coroutine to await directly. For a request with stream_body set, whose
+ *  await has ended with TAAL_OK (status and headers in, the body not yet),
+ *  init it and await it, again for each piece, until `end`:
+ *
+ *      taal_http_read_init(&f->rd, &f->req);
+ *      TAAL_AWAIT_STATUS(f->st, &f->rd);
+ *      ... f->rd.data, f->rd.len, or f->rd.end ...
+ *
+ *  A piece is at most TAAL_HTTP_PIECE bytes (or the longest line the
+ *  session's limits allow, if that is more), in the request's own buffer
+ *  (`body`, reused): valid until the next read or taal_http_get_free().
+ *  Bytes are read from the socket only as the pieces are asked for (the
+ *  stream reads one buffer ahead, 64 KiB): a reader that stops stops the
+ *  server, by TCP's flow control, and memory stays bounded whatever the
+ *  body's size. Until the body has ended, the request holds its
+ *  connection: no other request to its host is read (or, without
+ *  pipelining, sent). taal_http_get_free() before the end ends the
+ *  connection, since the rest of the body is still on it; free a streamed
+ *  request before the session closes (taal_http_session_close() is
+ *  TAAL_EBUSY until then). Read from the task that awaited the request.
+ *  Redirects are followed before the stream starts. The session's
+ *  max_body does not bound a streamed body, which is never held whole;
+ *  the other limits hold. Errors: TAAL_EINVAL (not a streamed
+ *  request, or it failed), TAAL_EEOF, TAAL_EPROTO, TAAL_ELIMIT (with the
+ *  request's http_error), TAAL_ECONNABORTED, TAAL_ECANCELLED, TAAL_ENOMEM;
+ *  each ends the connection. */
+typedef struct taal_http_read {
+    taal_coro co;           /**< the coroutine header */
+    taal_http_request *req; /**< the request whose body it reads */
+    const char *data;       /**< the piece, once the await ended with TAAL_OK */
+    size_t len;             /**< its length; 0 at the end */
+    bool end;               /**< the body has ended: no piece, and no more */
+    int st;                 /**< private: the status of its last await */
+} taal_http_read;
+
+/** Prepares @p rd to read the next piece of @p req's streamed body.
+ *  TAAL_EINVAL. */
+int taal_http_read_init(taal_http_read *rd, taal_http_request *req);
 
 /** The URL of the response @p req has: its own, or where the redirects it
  *  followed led (aiohttp's `response.url`); owned by @p req, valid until

@@ -303,10 +303,14 @@ int taal_http_request_body(taal_http_request *req, const void *data, size_t len)
     return TAAL_OK;
 }
 
+static void stream_over(taal_http_get *g, bool broken);
+
 void taal_http_get_free(taal_http_get *get)
 {
     if (get == NULL)
         return;
+    if (get->streaming)
+        stream_over(get, true); /* its body not read to the end: nobody will */
     taal__free(get->body);
     get->body = NULL;
     get->body_len = get->body_cap = 0;
@@ -686,6 +690,9 @@ static int parse_some(taal_http_get *g)
             return rc;
         if (rc == HTTP_HEADERS_DONE && p->status_code >= 200 && !p->keep_alive)
             g->host->closing = true; /* the last response: send no more */
+        if (rc == HTTP_HEADERS_DONE && p->status_code >= 200 && g->stream_body &&
+            redirect_to(g) == NULL)
+            return rc; /* the body is read piece by piece: taal_http_read */
         if (rc == HTTP_STATUS_LINE) {
             g->status_code = p->status_code;
             g->headers_len = g->header_count = 0; /* an interim one's are gone */
@@ -842,8 +849,10 @@ send_again:
         /* LAB(pipeline) END: (void)0; */
         if (g->host->between) {
             /* a response starts: under the session's limits as they are now */
-            if (http_parser_init(&g->host->parser, HTTP_RESPONSE, &g->session->limits) !=
-                HTTP_OK) {
+            http_limits limits = g->session->limits;
+            if (g->stream_body)
+                limits.max_body = UINT64_MAX; /* never held whole: no bound */
+            if (http_parser_init(&g->host->parser, HTTP_RESPONSE, &limits) != HTTP_OK) {
                 g->st = TAAL_EINVAL;
                 host_break(g->host); /* its response is nobody's now */
                 break;
@@ -856,6 +865,11 @@ send_again:
         if (rc == HTTP_MESSAGE_DONE) {
             response_done(g->host);
             g->st = TAAL_OK;
+            break;
+        }
+        if (rc == HTTP_HEADERS_DONE) {
+            g->st = TAAL_OK; /* streamed: it keeps the turn until its body ends */
+            g->streaming = true;
             break;
         }
         if (rc != HTTP_NEED_MORE) {
@@ -885,8 +899,10 @@ send_again:
             break;
         }
     }
-    g->holding = false;
-    taal_lock_release(&g->host->turn);
+    if (!g->streaming) {
+        g->holding = false;
+        taal_lock_release(&g->host->turn);
+    }
     if (g->resend) {
         g->resend = false;
         g->http_error = HTTP_OK;
@@ -930,4 +946,124 @@ done:
         TAAL_FAIL(g->st);
     }
     TAAL_END();
+}
+
+/* ---- a body read piece by piece ------------------------------------------------- */
+
+/* The body of a streamed request is over: at its end (the connection goes
+ * on), or given up (@p broken: the rest of it is on the connection, which
+ * therefore ends). The request gives back the turn it kept. */
+static void stream_over(taal_http_get *g, bool broken)
+{
+    if (broken)
+        host_break(g->host);
+    g->streaming = false;
+    g->holding = false;
+    taal_lock_release(&g->host->turn);
+}
+
+/* The next piece of the body, copied into the request's piece buffer: at
+ * most TAAL_HTTP_PIECE bytes of input are parsed at a time (more if a line
+ * the limits allow is longer), so a piece is never longer. Returns
+ * HTTP_BODY (the piece in g->body, g->body_len), HTTP_MESSAGE_DONE,
+ * HTTP_NEED_MORE (g->have set), or a taal error. */
+static int next_piece(taal_http_get *g)
+{
+    http_parser *p = &g->host->parser;
+    size_t most = http_min_buffer(&p->limits);
+    most = most > TAAL_HTTP_PIECE ? most : TAAL_HTTP_PIECE;
+    if (g->body_cap < most + 1) {
+        char *piece = taal__realloc(g->body, most + 1);
+        if (piece == NULL)
+            return TAAL_ENOMEM;
+        g->body = piece;
+        g->body_cap = most + 1;
+    }
+    const char *data;
+    size_t len = taal_stream_peek(g->stream, &data);
+    for (;;) {
+        http_event ev;
+        size_t part = len < most ? len : most;
+        int rc = http_parse(p, data, part, &ev);
+        data += ev.consumed;
+        len -= ev.consumed;
+        taal_stream_consume(g->stream, ev.consumed);
+        if (rc == HTTP_NEED_MORE && part < len + ev.consumed && ev.consumed > 0)
+            continue; /* only a part was parsed: on with the rest */
+        if (rc == HTTP_NEED_MORE) {
+            g->have = len;
+            return HTTP_NEED_MORE;
+        }
+        if (rc < 0)
+            return failed(g, rc);
+        if (rc == HTTP_BODY) {
+            g->body_len = ev.body.len; /* at most `most` */
+            memcpy(g->body, ev.body.at, g->body_len);
+            g->body[g->body_len] = '\0';
+            return HTTP_BODY;
+        }
+        if (rc == HTTP_MESSAGE_DONE)
+            return rc;
+        /* a trailer: not kept */
+    }
+}
+
+static int read_body(taal_coro *self)
+{
+    taal_http_read *r = (taal_http_read *)self;
+    taal_http_get *g = r->req;
+    int rc;
+    TAAL_BEGIN(r);
+    r->data = NULL;
+    r->len = 0;
+    r->end = false;
+    for (;;) {
+        if (!g->streaming) {
+            if (!g->stream_ended)
+                TAAL_FAIL(TAAL_EINVAL); /* not a streamed request, or it failed */
+            r->end = true;
+            break;
+        }
+        rc = next_piece(g);
+        if (rc == HTTP_BODY) {
+            r->data = g->body;
+            r->len = g->body_len;
+            break;
+        }
+        if (rc == HTTP_MESSAGE_DONE) {
+            response_done(g->host);
+            stream_over(g, false);
+            g->body_len = 0;
+            g->stream_ended = true;
+            r->end = true;
+            break;
+        }
+        if (rc != HTTP_NEED_MORE) {
+            stream_over(g, true);
+            TAAL_FAIL(rc);
+        }
+        TAAL_STREAM_FILL_STATUS(r->st, g->stream, g->have);
+        if (r->st == TAAL_EEOF) {
+            rc = http_parse_eof(&g->host->parser);
+            if (rc == HTTP_MESSAGE_DONE)
+                continue; /* a body read to the end of the connection */
+            stream_over(g, true);
+            TAAL_FAIL(failed(g, rc == HTTP_CLOSED ? HTTP_EEOF : rc));
+        }
+        if (r->st != TAAL_OK) {
+            stream_over(g, true); /* given up, or the connection failed */
+            TAAL_FAIL(r->st == TAAL_ECANCELLED ? r->st : TAAL_ECONNABORTED);
+        }
+    }
+    TAAL_END();
+}
+
+int taal_http_read_init(taal_http_read *rd, taal_http_request *req)
+{
+    if (rd == NULL || req == NULL)
+        return TAAL_EINVAL;
+    memset(rd, 0, sizeof *rd);
+    taal_coro_init(&rd->co, read_body);
+    rd->req = req;
+    return TAAL_OK;
 }

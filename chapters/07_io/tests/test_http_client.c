@@ -854,6 +854,132 @@ TEST(get_and_head_follow_redirects_up_to_the_sessions_bound)
     CHECK_EQ(open_fds(), fds);
 }
 
+/* ---- a body streamed piece by piece ------------------------------------------ */
+
+static char block[65536];
+static const taal_http_route eight[] = {
+    {"/8m", 200, NULL, block, sizeof block, 128, false},
+    {"/8m-chunked", 200, NULL, block, sizeof block, 128, true},
+    {"/", 200, NULL, "home\n", 0, 0, false},
+};
+
+typedef struct streamer {
+    taal_coro co;
+    int port;
+    const char *path;
+    bool stop_early; /* free the request after the first piece */
+    taal_http_session session;
+    taal_http_request req;
+    taal_http_read rd;
+    int st, code, next_st, close_st;
+    size_t total, pieces, longest, cap;
+    bool in_order, ended;
+    char url[64];
+} streamer;
+
+static int streamer_body(taal_coro *self)
+{
+    streamer *f = (streamer *)self;
+    TAAL_BEGIN(f);
+    taal_http_session_open(&f->session);
+    taal_http_session_map(&f->session, "s.example", "127.0.0.1", f->port);
+    snprintf(f->url, sizeof f->url, "http://s.example%s", f->path);
+    taal_http_get_init(&f->req, &f->session, f->url);
+    f->req.stream_body = true;
+    TAAL_AWAIT_STATUS(f->st, &f->req);
+    f->code = f->req.status_code;
+    f->in_order = true;
+    while (f->st == TAAL_OK) {
+        taal_http_read_init(&f->rd, &f->req);
+        TAAL_AWAIT_STATUS(f->st, &f->rd);
+        if (f->st != TAAL_OK || f->rd.end) {
+            f->ended = f->rd.end;
+            break;
+        }
+        for (size_t i = 0; i < f->rd.len; i++)
+            if (f->rd.data[i] != block[(f->total + i) % sizeof block])
+                f->in_order = false;
+        f->total += f->rd.len;
+        f->longest = f->rd.len > f->longest ? f->rd.len : f->longest;
+        f->cap = f->req.body_cap > f->cap ? f->req.body_cap : f->cap;
+        if (++f->pieces % 64 == 0)
+            TAAL_SLEEP(0.01); /* a slow reader: the server must wait */
+        if (f->stop_early)
+            break;
+    }
+    taal_http_get_free(&f->req);
+    taal_http_get_init(&f->req, &f->session, "http://s.example/");
+    TAAL_AWAIT_STATUS(f->next_st, &f->req);
+    taal_http_get_free(&f->req);
+    f->close_st = taal_http_session_close(&f->session);
+    TAAL_END();
+}
+
+static void run_streamer(streamer *t, taal_http_site *site, size_t *accepted)
+{
+    int fds = open_fds();
+    taal_loop loop;
+    open_loop(&loop);
+    taal_server *server = NULL;
+    CHECK_EQ(taal_http_serve(&loop, "127.0.0.1", 0, site, &server), TAAL_OK);
+    t->port = server->port;
+    taal_task *task = NULL;
+    CHECK_EQ(taal_task_create(&loop, streamer_body, t, sizeof *t, NULL, &task), TAAL_OK);
+    CHECK_EQ(taal_run_until_complete(&loop, taal_task_future(task)), TAAL_OK);
+    *t = *(streamer *)taal_task_frame(task);
+    *accepted = server->accepted;
+    taal_task_release(task);
+    taal_server_release(server);
+    for (int i = 0; i < 50 && live_objects(&loop) > 0; i++)
+        taal_run_once(&loop);
+    CHECK_EQ(live_objects(&loop), 0);
+    taal_loop_close(&loop);
+    CHECK_EQ(open_fds(), fds);
+}
+
+/* 8 MiB, by Content-Length and chunked, read in pieces of at most 16 KiB
+ * by a reader that pauses: every byte in order, the client's memory one
+ * piece (and its stream's buffer), the server made to wait; the
+ * connection then goes on to the next request. */
+TEST(a_large_body_streams_in_bounded_pieces_with_back_pressure)
+{
+    for (int i = 0; i < 2; i++) {
+        for (size_t k = 0; k < sizeof block; k++)
+            block[k] = (char)('a' + k % 23);
+        taal_http_site site = {.routes = eight, .count = 3};
+        streamer t = {.path = i == 0 ? "/8m" : "/8m-chunked"};
+        size_t accepted;
+        run_streamer(&t, &site, &accepted);
+        CHECK_EQ(t.st, TAAL_OK);
+        CHECK_EQ(t.code, 200);
+        CHECK(t.ended);
+        CHECK_EQ(t.total, (size_t)128 * sizeof block);
+        CHECK(t.in_order);
+        CHECK(t.longest <= TAAL_HTTP_PIECE);
+        CHECK(t.cap <= TAAL_HTTP_PIECE + 1);
+        CHECK(site.drains > 0); /* the server waited for the reader */
+        CHECK_EQ(t.next_st, TAAL_OK);
+        CHECK_EQ(t.close_st, TAAL_OK);
+        CHECK_EQ(accepted, 1);
+    }
+}
+
+/* A streamed body given up before its end: the rest of it is on the
+ * connection, which ends; the next request gets a new one. */
+TEST(a_streamed_body_freed_before_its_end_takes_its_connection_down)
+{
+    taal_http_site site = {.routes = eight, .count = 3};
+    streamer t = {.path = "/8m", .stop_early = true};
+    size_t accepted;
+    run_streamer(&t, &site, &accepted);
+    CHECK_EQ(t.st, TAAL_OK);
+    CHECK_EQ(t.pieces, 1);
+    CHECK(!t.ended);
+    CHECK_EQ(t.next_st, TAAL_OK);
+    CHECK_EQ(t.close_st, TAAL_OK);
+    CHECK_EQ(accepted, 2);
+}
+
 /* ---- the session as an async context manager (chapter 06's async with) ---- */
 
 typedef struct with_test {
@@ -999,6 +1125,8 @@ static const taal_test tests[] = {
     TEST_ENTRY(
         a_request_given_up_takes_its_connection_down_also_when_others_were_sent_behind_it),
     TEST_ENTRY(get_and_head_follow_redirects_up_to_the_sessions_bound),
+    TEST_ENTRY(a_large_body_streams_in_bounded_pieces_with_back_pressure),
+    TEST_ENTRY(a_streamed_body_freed_before_its_end_takes_its_connection_down),
     TEST_ENTRY(a_session_is_an_async_context_manager_open_inside_its_block_closed_after),
     TEST_ENTRY(a_failing_block_still_closes_the_session_and_keeps_its_error),
     TEST_ENTRY(a_sessions_exit_cancels_a_request_still_waiting_and_closes),
