@@ -79,8 +79,10 @@
  *  long URL, many headers) is refused with TAAL_EINVAL. */
 #define TAAL_HTTP_MAX_REQUEST_HEAD 8192
 /** How many times a request is sent again after its connection ended
- *  before a byte of its response came (an idempotent one; see
- *  taal_http_get). */
+ *  before a byte of its response came, while it was the one reading (an
+ *  idempotent one; see taal_http_get). A request in line behind others
+ *  when the connection ended is sent again without counting: that happens
+ *  only as many times as those before it are answered or fail. */
 #define TAAL_HTTP_MAX_RETRIES 2
 /** The default bound on the redirects a request follows (aiohttp's
  *  max_redirects). */
