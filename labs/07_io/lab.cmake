@@ -4,7 +4,7 @@
 # handout, so it holds no answers: those are in solutions/, which never does.
 
 # The holes the students' handout stubs: LAB(name) markers in the chapter.
-set(LAB_HOLES readiness io_wait pressure pipeline)
+set(LAB_HOLES readiness io_wait pressure pipeline retry)
 
 # The exercises, in the tutorial's order: exercise 1, 2, ...
 set(LAB_EXERCISES readiness io_wait pressure pipeline raise_status retry)
@@ -32,10 +32,10 @@ set(LAB_pressure_UNIT_TESTS
     a_client_that_does_not_read_holds_the_server_in_drain_with_bounded_memory)
 
 set(LAB_pipeline_TITLE "pipelining")
-set(LAB_pipeline_TASK "Write the `LAB(pipeline)` line of `src/http_client.c`: a reader keeps only its own response, and drops those of requests given up before it.")
+set(LAB_pipeline_TASK "Write the `LAB(pipeline)` lines of `src/http_client.c`: a reader that finds the response of a request given up before it, instead of its own, ends the connection there.")
 set(LAB_pipeline_HOLE pipeline)
 set(LAB_pipeline_TESTS tests/test_pipeline.c)
-set(LAB_pipeline_UNIT_TESTS a_request_given_up_in_line_leaves_its_response_to_be_dropped_by_the_next)
+set(LAB_pipeline_UNIT_TESTS a_request_given_up_in_line_ends_the_connection_where_its_response_comes)
 
 set(LAB_raise_status_TITLE "raise_for_status")
 set(LAB_raise_status_TASK "Add the session option `raise_for_status`: a response whose status is 400 or more ends its request with `TAAL_EHTTPSTATUS`, its body still readable, and the connection goes on.")
@@ -43,6 +43,8 @@ set(LAB_raise_status_TESTS tests/test_raise_status.c)
 set(LAB_raise_status_SOLUTION solutions/raise_status.cmake)
 
 set(LAB_retry_TITLE "a stale keep-alive connection")
-set(LAB_retry_TASK "A GET whose kept-alive connection turns out to be closed before any byte of the response is sent again, once, on a new connection.")
+set(LAB_retry_TASK "Write `may_retry` in `src/http_client.c`: a request whose connection ended before any byte of its response is sent again if its method is idempotent, at most `TAAL_HTTP_MAX_RETRIES` times.")
+set(LAB_retry_HOLE retry)
 set(LAB_retry_TESTS tests/test_retry.c)
-set(LAB_retry_SOLUTION solutions/retry.cmake)
+set(LAB_retry_UNIT_TESTS a_get_on_a_keep_alive_connection_the_server_closed_is_sent_again
+                      retries_are_bounded_and_only_for_idempotent_requests)

@@ -12,18 +12,40 @@
 **       data = await r.text()         TAAL_AWAIT_STATUS(f->st, &f->get);
 **                                     ... f->get.status_code, f->get.body ...
 **                                     taal_http_get_free(&f->get);
+**   s.request("POST", url,            taal_http_request_init(&f->req, &f->session,
+**             data=body,                                     "POST", url);
+**             headers={"X-A": "b"})   taal_http_request_body(&f->req, body, len);
+**                                     taal_http_request_header(&f->req, "X-A", "b");
+**   r.headers["Location"]             taal_http_get_header(&f->req, "location")
 **
 ** (A session is a manager for chapter 06's TAAL_ASYNC_WITH: its enter
 ** opens it, its exit closes it, however the block ends. A request's
 ** response is freed by hand.)
 **
-** The session keeps one keep-alive connection per host, and requests made
-** at the same time share it by *pipelining*: each request is written as
-** soon as the connection is open, so all are in flight at once, and the
-** responses, which HTTP/1.1 sends in request order, are read in that order,
-** each by the request it answers. A request given up (cancelled, timed out)
-** after it was sent leaves its response behind; the next reader reads it
-** and drops it, so the connection stays usable.
+** The session keeps one keep-alive connection per host. By default,
+** requests made at the same time take turns on it: one is written when the
+** one before has had its response, as aiohttp does (it never pipelines,
+** and opens more connections instead; taal keeps one per host). With the
+** session's `pipeline` set to N, up to N share it by *pipelining*: each is
+** written at once, and the responses, which HTTP/1.1 sends in request
+** order, are read in that order, each by the request it answers. Many
+** servers and proxies mishandle pipelining, which is why it is not the
+** default; a server known to handle it (nginx does) gains a round trip per
+** request.
+**
+** A request given up (cancelled, timed out) after it was sent takes its
+** connection down: its response may still come, and nobody will read it.
+** If it was reading, the connection is ended at once; if it was in line,
+** nothing more is written on the connection, and the reader who reaches
+** its response ends it there. The requests behind it were not answered.
+**
+** A request whose connection ended before a byte of its response came (the
+** server had closed an idle keep-alive connection, or closes after every
+** response, or a request before it took the connection down) is sent
+** again on a new connection if its method is idempotent (GET, HEAD, PUT,
+** DELETE, OPTIONS, TRACE: RFC 9110 9.2.2), at most TAAL_HTTP_MAX_RETRIES
+** times; any other fails with TAAL_ECONNABORTED (or TAAL_EEOF, if it was
+** reading), since the server may have processed it.
 **
 ** A response that says "Connection: close" is the last on its connection:
 ** no request is written on it after that, and those already written behind
@@ -52,6 +74,23 @@
 
 /** How many hosts one session can know. */
 #define TAAL_HTTP_MAX_HOSTS 8
+/** The longest request head (request line and header fields) a request
+ *  may have: 8 KiB, the line bound of nginx and Apache. A longer one (a
+ *  long URL, many headers) is refused with TAAL_EINVAL. */
+#define TAAL_HTTP_MAX_REQUEST_HEAD 8192
+/** How many times a request is sent again after its connection ended
+ *  before a byte of its response came, while it was the one reading (an
+ *  idempotent one; see taal_http_get). A request in line behind others
+ *  when the connection ended is sent again without counting: that happens
+ *  only as many times as those before it are answered or fail. */
+#define TAAL_HTTP_MAX_RETRIES 2
+/** The default bound on the redirects a request follows (aiohttp's
+ *  max_redirects). */
+#define TAAL_HTTP_MAX_REDIRECTS 10
+/** The http_error of a request that ended with TAAL_ELIMIT because it was
+ *  redirected more than its session's max_redirects times (not a parser
+ *  result: those are all above it). */
+#define TAAL_HTTP_ETOO_MANY_REDIRECTS (-100)
 /** The default bound on a response body: 1 MiB. */
 #define TAAL_HTTP_MAX_BODY (1u << 20)
 
@@ -63,6 +102,9 @@ typedef struct taal_http_host {
     taal_stream *stream;   /**< its keep-alive connection, or NULL */
     bool connecting;       /**< a request is opening the connection */
     taal_event connected;  /**< set when that attempt is over */
+    taal_event room;       /**< set when one fewer request is in flight on the
+                                connection, or it ended: a request waiting to
+                                write looks again */
     taal_lock turn;        /**< whose response is read next: the lock's FIFO
                                 is the order the requests were sent in */
     uint32_t generation;   /**< which connection this is: a request sent on
@@ -77,6 +119,9 @@ typedef struct taal_http_host {
     uint64_t next_ticket;  /**< the number of the next request sent */
     uint64_t next_read;    /**< the number of the response to read next */
     http_parser parser;    /**< where that response's parsing is */
+    bool between;          /**< the parser is between responses: the next
+                                one is parsed under the session's limits as
+                                they are when it starts */
 } taal_http_host;
 
 /** A client session: aiohttp.ClientSession. Caller storage, in a task's
@@ -85,7 +130,24 @@ typedef struct taal_http_session {
     taal_loop *loop;                           /**< the loop it runs on */
     taal_http_host hosts[TAAL_HTTP_MAX_HOSTS]; /**< the hosts it knows */
     size_t host_count;                         /**< how many */
-    http_limits limits;                        /**< bounds on every response */
+    http_limits limits;                        /**< bounds on every response (the
+                                                    parser's defaults, with max_body
+                                                    TAAL_HTTP_MAX_BODY); change them
+                                                    at any time: each response is
+                                                    parsed under them as they are
+                                                    when it starts. Invalid ones
+                                                    (http_parser_init() refuses
+                                                    them) fail it with TAAL_EINVAL */
+    unsigned pipeline;                         /**< the most requests in flight on
+                                                    one connection: 1 (the default;
+                                                    0 counts as 1) sends one at a
+                                                    time, as aiohttp; more
+                                                    pipelines (see the top of
+                                                    this file). Read as each
+                                                    request is written */
+    unsigned max_redirects;                    /**< redirects a GET or HEAD follows
+                                                    [TAAL_HTTP_MAX_REDIRECTS]; 0:
+                                                    none */
     bool open;                                 /**< between open and close */
     bool closing;                   /**< its `async with` exit is ending its requests */
     struct taal_http_get *requests; /**< the requests in progress */
@@ -98,9 +160,11 @@ typedef struct taal_http_session {
 int taal_http_session_open(taal_http_session *session);
 
 /** Tells @p session that the host @p name (as URLs write it, with its
- *  port if they give one) is at the numeric @p address and @p port.
- *  TAAL_EINVAL (too long, NULL, a bad port), TAAL_EFULL (no room),
- *  TAAL_EBUSY (already known). */
+ *  port if they give one) is at the numeric @p address and @p port. URLs
+ *  find it ignoring ASCII case, and ":80" is the same as no port.
+ *  TAAL_EINVAL (too long, NULL, empty, a byte a host name cannot have:
+ *  a control byte, space, '/', '?', '#', '@'; a bad port), TAAL_EFULL (no
+ *  room: at most TAAL_HTTP_MAX_HOSTS), TAAL_EBUSY (already known). */
 int taal_http_session_map(taal_http_session *session, const char *name,
                           const char *address, int port);
 
@@ -121,6 +185,11 @@ typedef struct taal_http_get {
     taal_coro co;               /**< the coroutine header */
     taal_http_session *session; /**< the session it goes through */
     const char *url;            /**< "http://host[:port]/path"; not copied */
+    bool no_redirects;          /**< set it (after the init) not to follow
+                                     redirects (aiohttp's allow_redirects=False) */
+    bool stream_body;           /**< set it (after the init) for the await to end
+                                     once the headers are in; then read the body
+                                     with taal_http_read (see there) */
 
     /* The response, once the await ended with TAAL_OK. */
     int status_code; /**< e.g. 200, 404: the final response's, never a 1xx */
@@ -138,23 +207,117 @@ typedef struct taal_http_get {
     struct taal_http_get *prev; /**< the one before, in the session's requests */
     struct taal_http_get *next; /**< the one after, in the session's requests */
     taal_http_host *host;       /**< where it goes */
-    const char *path;           /**< the path in url */
     taal_stream *stream;        /**< the connection it was sent on */
     uint32_t generation;        /**< that connection's generation */
     uint64_t ticket;            /**< its place in the order of requests */
     size_t body_cap;            /**< the body's allocation */
     size_t have;                /**< bytes buffered the parser could not use yet */
     bool holding;               /**< it holds the host's turn */
-    bool response;              /**< the response being read is its own */
     bool resend;                /**< it must be sent again, on a new connection */
     bool write_failed;          /**< a write of it failed once already */
+    char *final_url;            /**< the URL a redirect led to, allocated */
+    unsigned redirects;         /**< redirects followed */
+    bool streaming;             /**< its body is being streamed: it holds the
+                                     host's turn, and its connection */
+    bool stream_ended;          /**< its streamed body was read to the end */
+    unsigned retries;           /**< times it was sent again after its connection
+                                     ended before a byte of its response */
+    char method[24];            /**< the method, e.g. "GET" */
+    bool head;                  /**< it is HEAD: its response has no body */
+    char *fields;               /**< the caller's header fields, "name: value\r\n"
+                                     each, allocated */
+    size_t fields_len;          /**< their bytes */
+    bool user_agent;            /**< one of them is User-Agent */
+    const void *send;           /**< the request body (caller storage) */
+    size_t send_len;            /**< its length */
+    bool has_send;              /**< a body was given (maybe empty) */
     uint32_t waited;            /**< the generation whose line it waited out */
     int st;                     /**< the status of the last await */
-    char request[320];          /**< the request's bytes */
+    char *request;              /**< the request's bytes (its head), allocated */
+    size_t request_len;         /**< their length */
 } taal_http_get;
 
-/** Prepares @p get to fetch @p url through @p session. TAAL_EINVAL. */
+/** Any request, not only GET: the same struct, a name that reads well. */
+typedef struct taal_http_get taal_http_request;
+
+/** Prepares @p get to fetch @p url through @p session: a GET, i.e.
+ *  taal_http_request_init(get, session, "GET", url). TAAL_EINVAL. */
 int taal_http_get_init(taal_http_get *get, taal_http_session *session, const char *url);
+
+/** Prepares @p req to send @p method (a token, at most 23 bytes: GET, HEAD,
+ *  POST, PUT, DELETE, PATCH, OPTIONS, ...) to @p url through @p session
+ *  (`session.request(method, url)`). The URL is not copied: it must last
+ *  until the await ends. A response to HEAD has no body, whatever its
+ *  headers say. TAAL_EINVAL (NULL, a method that is not a token). Call it
+ *  first: it forgets headers and a body set before. */
+int taal_http_request_init(taal_http_request *req, taal_http_session *session,
+                           const char *method, const char *url);
+
+/** Adds the header field @p name: @p value to @p req (`headers=`), both
+ *  copied; call it after the init and before the await. Fields are sent in
+ *  the order added, after Host. A User-Agent replaces the default one,
+ *  `taal/` TAAL_VERSION. TAAL_EINVAL: a name that is not a token, a value
+ *  with a control byte other than tab (CR, LF, NUL), one of the fields the
+ *  client writes itself (Host, Content-Length, Transfer-Encoding,
+ *  Connection, TE, Upgrade), or fields over TAAL_HTTP_MAX_REQUEST_HEAD;
+ *  TAAL_ENOMEM. taal_http_get_free() frees them. */
+int taal_http_request_header(taal_http_request *req, const char *name, const char *value);
+
+/** Gives @p req a body: the @p len bytes at @p data (`data=`), caller
+ *  storage that must last until the await ends, sent with Content-Length
+ *  (a POST, PUT or PATCH without a body says Content-Length: 0). It is
+ *  copied into the request's buffer, with the head, when the await starts,
+ *  so a body is bounded by the memory for one copy and the stream's write
+ *  limit (TAAL_EWFULL). TAAL_EINVAL (NULL with a length). */
+int taal_http_request_body(taal_http_request *req, const void *data, size_t len);
+
+/** The longest piece of a streamed body: 16 KiB. */
+#define TAAL_HTTP_PIECE 16384
+
+/** One piece of a streamed body (`await response.content.readany()`): a
+ *  coroutine to await directly. For a request with stream_body set, whose
+ *  await has ended with TAAL_OK (status and headers in, the body not yet),
+ *  init it and await it, again for each piece, until `end`:
+ *
+ *      taal_http_read_init(&f->rd, &f->req);
+ *      TAAL_AWAIT_STATUS(f->st, &f->rd);
+ *      ... f->rd.data, f->rd.len, or f->rd.end ...
+ *
+ *  A piece is at most TAAL_HTTP_PIECE bytes (or the longest line the
+ *  session's limits allow, if that is more), in the request's own buffer
+ *  (`body`, reused): valid until the next read or taal_http_get_free().
+ *  Bytes are read from the socket only as the pieces are asked for (the
+ *  stream reads one buffer ahead, 64 KiB): a reader that stops stops the
+ *  server, by TCP's flow control, and memory stays bounded whatever the
+ *  body's size. Until the body has ended, the request holds its
+ *  connection: no other request to its host is read (or, without
+ *  pipelining, sent). taal_http_get_free() before the end ends the
+ *  connection, since the rest of the body is still on it; free a streamed
+ *  request before the session closes (taal_http_session_close() is
+ *  TAAL_EBUSY until then). Read from the task that awaited the request.
+ *  Redirects are followed before the stream starts. The session's
+ *  max_body does not bound a streamed body, which is never held whole;
+ *  the other limits hold. Errors: TAAL_EINVAL (not a streamed
+ *  request, or it failed), TAAL_EEOF, TAAL_EPROTO, TAAL_ELIMIT (with the
+ *  request's http_error), TAAL_ECONNABORTED, TAAL_ECANCELLED, TAAL_ENOMEM;
+ *  each ends the connection. */
+typedef struct taal_http_read {
+    taal_coro co;           /**< the coroutine header */
+    taal_http_request *req; /**< the request whose body it reads */
+    const char *data;       /**< the piece, once the await ended with TAAL_OK */
+    size_t len;             /**< its length; 0 at the end */
+    bool end;               /**< the body has ended: no piece, and no more */
+    int st;                 /**< private: the status of its last await */
+} taal_http_read;
+
+/** Prepares @p rd to read the next piece of @p req's streamed body.
+ *  TAAL_EINVAL. */
+int taal_http_read_init(taal_http_read *rd, taal_http_request *req);
+
+/** The URL of the response @p req has: its own, or where the redirects it
+ *  followed led (aiohttp's `response.url`); owned by @p req, valid until
+ *  taal_http_get_free() (after which it is the URL it was given). */
+const char *taal_http_request_url(const taal_http_request *req);
 
 /** Frees the response body and headers of @p get (harmless twice). */
 void taal_http_get_free(taal_http_get *get);
@@ -175,13 +338,30 @@ bool taal_http_get_header_at(const taal_http_get *get, size_t index, const char 
  *  none. */
 const char *taal_http_get_header(const taal_http_get *get, const char *name);
 
-/** What a GET ends with, besides TAAL_OK (any final status code is
- *  TAAL_OK: a 404 is a response, as aiohttp does not raise for it either):
- *   - TAAL_EINVAL: not an http:// URL, or too long; or the session is not
- *     open (or its exit is closing it);
- *   - TAAL_EADDR: a host the session was not told about (no DNS);
+/** What a request ends with, besides TAAL_OK (any final status code is
+ *  TAAL_OK: a 404 is a response, as aiohttp does not raise for it either).
+ *  On an error, status_code is 0 and there are no headers and no body.
+ *   - TAAL_EINVAL: not an http:// URL (the scheme in any case); a URL with
+ *     a control byte (CR, LF, NUL, tab, DEL: a request line cannot carry
+ *     them, and a CR/LF would smuggle a second request), with userinfo
+ *     ("user@host": a password in the clear, and no authentication here to
+ *     use it), or whose request head would be over
+ *     TAAL_HTTP_MAX_REQUEST_HEAD; the session's limits invalid; or the
+ *     session is not open (or its exit is closing it). Nothing was sent.
+ *     Other bytes a request line cannot carry (space, "<>\^`{|}, bytes
+ *     over 0x7F) are sent as %XX, and a #fragment is never sent;
+ *   - TAAL_EADDR: a host the session was not told about (no DNS), also
+ *     in a redirect's Location;
+ *   - TAAL_ELIMIT with http_error TAAL_HTTP_ETOO_MANY_REDIRECTS: a GET or
+ *     HEAD redirected (301, 302, 303, 307, 308 with a Location) more than
+ *     the session's max_redirects times. Within the bound, each redirect
+ *     is followed on the session, to an absolute URL (of a host it knows)
+ *     or one relative to the request's (a path, "//host/path", or a name
+ *     in the same directory; dot segments are sent as they are), unless
+ *     the request set no_redirects. Other methods get the 3xx itself;
  *   - the connect's: TAAL_ECONNREFUSED, TAAL_EMFILE, ...;
- *   - TAAL_EEOF: the server closed before the response was complete;
+ *   - TAAL_EEOF: the server closed before the response was complete (or,
+ *     for a request that is not sent again, before it began);
  *   - TAAL_EPROTO: a malformed response, or a 101 Switching Protocols
  *     (http_error HTTP_ESTATUS_CODE: no GET here asks to switch);
  *     TAAL_ELIMIT: one over a bound, such as a body that never ends
@@ -191,9 +371,12 @@ const char *taal_http_get_header(const taal_http_get *get, const char *name);
  *     was closed before its response came; or writing it failed twice,
  *     on two connections. A request behind a response that said
  *     "Connection: close", or whose write failed once, is not aborted: it
- *     is sent again on a new connection;
+ *     is sent again on a new connection, and so is an idempotent request
+ *     whose connection ended before a byte of its response came, up to
+ *     TAAL_HTTP_MAX_RETRIES times;
  *   - TAAL_ECANCELLED (or TAAL_ETIMEDOUT from a timeout scope around it),
- *     also when the session's `async with` exit ends it;
+ *     also when the session's `async with` exit ends it; given up after it
+ *     was sent, it takes its connection down (see the top of this file);
  *   - TAAL_EWFULL: too many requests written and not yet sent;
  *   - TAAL_ENOMEM. */
 /** @} */

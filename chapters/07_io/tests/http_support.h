@@ -23,6 +23,15 @@
 **   /nocontent   204 No Content with a body, which a 204 never has
 **   /notmodified 304 Not Modified with a body, likewise
 **   /forever     200 with a chunked body that never ends
+**   /hangup      nothing: the server hangs up at once
+**   /r301        301 to http://T.EXAMPLE/other (absolute, the host in capitals)
+**   /r302        302 to /ok
+**   /r307        307 to echo?x=1 (relative to its directory: /echo?x=1)
+**   /loop        302 to /loop, for ever
+**   /away        302 to http://elsewhere.example/, a host the session does not know
+**   /echo...     200 with the request's head (its request line and fields,
+**   /?...        up to the empty line) and its body (by Content-Length) as
+**                the body
 */
 #ifndef TAAL_HTTP_SUPPORT_H
 #define TAAL_HTTP_SUPPORT_H
@@ -40,9 +49,9 @@ static const char chunked_response[] = "HTTP/1.1 200 OK\r\nTransfer-Encoding: ch
 typedef struct raw {
     taal_coro co;
     taal_stream *stream;
-    char head[1024];
-    char big[9100];
-    size_t n;
+    char head[TAAL_HTTP_MAX_REQUEST_HEAD + 16];
+    char big[TAAL_HTTP_MAX_REQUEST_HEAD + 1024];
+    size_t n, body_n, got;
     int st;
     bool hang_up;
     bool forever; /* /forever: chunks until the client gives up */
@@ -52,7 +61,7 @@ typedef struct raw {
  * whether to hang up after. */
 static inline const char *answer(raw *f, size_t *n, double *delay)
 {
-    const char *path = f->head + 4; /* "GET " */
+    const char *path = strchr(f->head, ' ') + 1; /* after the method */
     *delay = 0;
     f->hang_up = false;
     f->forever = false;
@@ -145,6 +154,37 @@ static inline const char *answer(raw *f, size_t *n, double *delay)
         *n = sizeof head - 1;
         return head;
     }
+    if (strncmp(path, "/echo", 5) == 0 || strncmp(path, "/?", 2) == 0) {
+        size_t len = strlen(f->head);
+        int k = snprintf(f->big, sizeof f->big,
+                         "HTTP/1.1 200 OK\r\nContent-Length: %zu\r\n\r\n", len);
+        memcpy(f->big + k, f->head, len);
+        *n = (size_t)k + (strncmp(f->head, "HEAD ", 5) == 0 ? 0 : len); /* no body */
+        return f->big;
+    }
+    static const struct {
+        const char *path, *response;
+    } moved[] = {
+        {"/r301 ",
+         "HTTP/1.1 301 Moved Permanently\r\nLocation: http://T.EXAMPLE/other\r\n"
+         "Content-Length: 5\r\n\r\nmoved"},
+        {"/r302 ", "HTTP/1.1 302 Found\r\nLocation: /ok\r\nContent-Length: 0\r\n\r\n"},
+        {"/r307 ", "HTTP/1.1 307 Temporary Redirect\r\nLocation: echo?x=1\r\n"
+                   "Content-Length: 0\r\n\r\n"},
+        {"/loop ", "HTTP/1.1 302 Found\r\nLocation: /loop\r\nContent-Length: 0\r\n\r\n"},
+        {"/away ", "HTTP/1.1 302 Found\r\nLocation: http://elsewhere.example/\r\n"
+                   "Content-Length: 0\r\n\r\n"},
+    };
+    for (size_t i = 0; i < sizeof moved / sizeof moved[0]; i++)
+        if (strncmp(path, moved[i].path, strlen(moved[i].path)) == 0) {
+            *n = strlen(moved[i].response);
+            return moved[i].response;
+        }
+    if (strncmp(path, "/hangup ", 8) == 0) {
+        f->hang_up = true;
+        *n = 0;
+        return "";
+    }
     *delay = 1e6; /* /silent */
     *n = 0;
     return "";
@@ -162,6 +202,20 @@ static inline int raw_body(taal_coro *self)
         if (f->st != TAAL_OK)
             break;
         f->head[f->n] = '\0';
+        { /* a request body, after the head; kept with it for /echo */
+            const char *cl = strstr(f->head, "Content-Length: ");
+            f->body_n = cl != NULL ? (size_t)atol(cl + 16) : 0;
+        }
+        if (f->body_n > sizeof f->head - 1 - f->n)
+            break;
+        if (f->body_n > 0) {
+            TAAL_STREAM_READEXACTLY_STATUS(f->st, f->stream, f->head + f->n, f->body_n,
+                                           f->got);
+            if (f->st != TAAL_OK)
+                break;
+            f->n += f->body_n;
+            f->head[f->n] = '\0';
+        }
         answer(f, &f->n, &delay);
         if (delay > 0)
             TAAL_SLEEP_STATUS(f->st, delay);
@@ -199,7 +253,7 @@ enum { MAX_GETS = 8 };
 typedef struct one_get {
     taal_coro co;
     taal_http_session *session;
-    const char *url;
+    const char *url; /* "POST http://...": that method (a word before the URL) */
     double start_at; /* > 0: sleep until then before the request */
     taal_http_get get;
     int st;
@@ -211,7 +265,17 @@ static inline int one_get_body(taal_coro *self)
     TAAL_BEGIN(f);
     if (f->start_at > 0)
         TAAL_SLEEP(f->start_at - taal_loop_time(taal_running_loop()));
-    taal_http_get_init(&f->get, f->session, f->url);
+    {
+        const char *space =
+            strncmp(f->url, "http", 4) == 0 || strncmp(f->url, "HTTP", 4) == 0
+                ? NULL
+                : strchr(f->url, ' ');
+        char method[16] = "GET";
+        if (space != NULL)
+            snprintf(method, sizeof method, "%.*s", (int)(space - f->url), f->url);
+        taal_http_request_init(&f->get, f->session, method,
+                               space != NULL ? space + 1 : f->url);
+    }
     TAAL_AWAIT_STATUS(f->st, &f->get);
     TAAL_FAIL(f->st);
     TAAL_END();
@@ -219,7 +283,7 @@ static inline int one_get_body(taal_coro *self)
 
 typedef struct result {
     int st, code, http_error;
-    char body[64];
+    char body[512];
     char headers[128]; /* every field, "name: value\n" each */
     char x_final[16];  /* the value of X-Final, looked up as "x-FINAL" */
 } result;
@@ -231,6 +295,7 @@ typedef struct fetcher {
     int count;
     double cancel_at[MAX_GETS]; /* > 0: cancel that request then */
     double start_at[MAX_GETS];  /* > 0: start that request then */
+    unsigned pipeline;          /* > 0: the session's pipeline depth */
     taal_http_session session;
     taal_task *tasks[MAX_GETS];
     result results[MAX_GETS];
@@ -243,6 +308,8 @@ static inline int fetcher_body(taal_coro *self)
     TAAL_BEGIN(f);
     taal_http_session_open(&f->session);
     taal_http_session_map(&f->session, "t.example", "127.0.0.1", f->port);
+    if (f->pipeline > 0)
+        f->session.pipeline = f->pipeline;
     for (f->i = 0; f->i < f->count; f->i++)
         taal_task_create(taal_running_loop(), one_get_body,
                          &(one_get){.session = &f->session,
@@ -279,12 +346,20 @@ static inline int fetcher_body(taal_coro *self)
     TAAL_END();
 }
 
-/* Runs a fetcher of `count` URLs against a raw server; its results are
- * copied into `out`. Returns the fetcher's status; *leaks is what the
- * loop still held before it closed (must be 0). */
-static inline int fetch_all_at(const char *const urls[], int count,
-                               const double *cancel_at, const double *start_at,
-                               result *out, int *leaks)
+/* What the last fetch_piped() saw: the connections its server accepted,
+ * and the loop's (virtual) time when all its requests had ended. */
+static struct {
+    size_t accepted;
+    double ended;
+} raw_last;
+
+/* Runs a fetcher of `count` URLs against a raw server, through a session
+ * with `pipeline` requests in flight on a connection (0: the default); its
+ * results are copied into `out`. Returns the fetcher's status; *leaks is
+ * what the loop still held before it closed (must be 0). */
+static inline int fetch_piped(const char *const urls[], int count,
+                              const double *cancel_at, const double *start_at,
+                              unsigned pipeline, result *out, int *leaks)
 {
     taal_loop loop;
     open_loop(&loop);
@@ -294,6 +369,7 @@ static inline int fetch_all_at(const char *const urls[], int count,
     fetcher *f = calloc(1, sizeof *f);
     f->port = server->port;
     f->count = count;
+    f->pipeline = pipeline;
     for (int i = 0; i < count; i++) {
         f->urls[i] = urls[i];
         f->cancel_at[i] = cancel_at != NULL ? cancel_at[i] : 0;
@@ -304,6 +380,8 @@ static inline int fetch_all_at(const char *const urls[], int count,
     free(f);
     if (rc == TAAL_OK)
         rc = taal_run_until_complete(&loop, taal_task_future(task));
+    raw_last.accepted = server->accepted;
+    raw_last.ended = taal_loop_time(&loop);
     memcpy(out, ((fetcher *)taal_task_frame(task))->results, (size_t)count * sizeof *out);
     taal_task_release(task);
     taal_server_release(server);
@@ -313,6 +391,14 @@ static inline int fetch_all_at(const char *const urls[], int count,
     *leaks = live_objects(&loop);
     taal_loop_close(&loop);
     return rc;
+}
+
+/* Through a session as it opens. */
+static inline int fetch_all_at(const char *const urls[], int count,
+                               const double *cancel_at, const double *start_at,
+                               result *out, int *leaks)
+{
+    return fetch_piped(urls, count, cancel_at, start_at, 0, out, leaks);
 }
 
 /* All the URLs at once. */

@@ -4,8 +4,10 @@
 ** nothing.
 **
 ** The scenario: an HTTP server and a session with three requests at once
-** (a plain body, a chunked one, a 404), then an echo of a few lines over a
-** stream. It runs again and again with the n-th allocation failing, for
+** (a plain body, a chunked one, a 404); then, from a raw server, a POST
+** with a header and a body, a redirect, and a body streamed in pieces;
+** then an echo of a few lines over a stream. It runs again and again with the n-th
+*allocation failing, for
 ** n = 1, 2, ... until a run reaches none of its failures: every run must
 ** end (with TAAL_OK or an error, whichever the failure led to), with
 ** nothing allocated and no descriptor open.
@@ -56,6 +58,10 @@ typedef struct scenario {
     taal_http_session session;
     bool session_open;
     taal_task *gets[3];
+    taal_server *raw;
+    taal_http_request req;
+    taal_http_read rd;
+    int rst, raw_ok; /* how many of the raw server's three exchanges succeeded */
     taal_stream *stream;
     const char *host;
     char data[64];
@@ -92,8 +98,40 @@ static int scenario_body(taal_coro *self)
         taal_http_get_free(&((one_get *)taal_task_frame(f->gets[f->i]))->get);
         taal_task_release(f->gets[f->i]);
     }
+    f->raw = f->session_open ? raw_server(loop) : NULL;
+    if (f->raw != NULL && taal_http_session_map(&f->session, "r.example", "127.0.0.1",
+                                                f->raw->port) == TAAL_OK) {
+        f->rst =
+            taal_http_request_init(&f->req, &f->session, "POST", "http://r.example/echo");
+        if (f->rst == TAAL_OK)
+            f->rst = taal_http_request_header(&f->req, "X-A", "b");
+        if (f->rst == TAAL_OK)
+            f->rst = taal_http_request_body(&f->req, "{}", 2);
+        if (f->rst == TAAL_OK)
+            TAAL_AWAIT_STATUS(f->rst, &f->req);
+        f->raw_ok += f->rst == TAAL_OK && strstr(f->req.body, "X-A: b") != NULL;
+        taal_http_get_free(&f->req);
+        taal_http_get_init(&f->req, &f->session, "http://r.example/r302");
+        TAAL_AWAIT_STATUS(f->rst, &f->req);
+        f->raw_ok += f->rst == TAAL_OK && strcmp(f->req.body, "hello") == 0;
+        taal_http_get_free(&f->req);
+        taal_http_get_init(&f->req, &f->session, "http://r.example/chunked");
+        f->req.stream_body = true;
+        TAAL_AWAIT_STATUS(f->rst, &f->req);
+        while (f->rst == TAAL_OK) {
+            taal_http_read_init(&f->rd, &f->req);
+            TAAL_AWAIT_STATUS(f->rst, &f->rd);
+            if (f->rd.end) {
+                f->raw_ok++;
+                break;
+            }
+        }
+        taal_http_get_free(&f->req);
+    }
     if (f->session_open)
-        taal_http_session_close(&f->session);
+        taal_http_session_close(&f->session); /* the raw server's handlers end */
+    if (f->raw != NULL)
+        TAAL_SERVER_CLOSE_STATUS(f->rst, f->raw);
     TAAL_SERVER_CLOSE_STATUS(f->st, f->http);
 
     /* an echo over a stream: rounds of a line there and back */
@@ -124,6 +162,8 @@ static void ignore_report(void *ctx, const taal_report *report)
     (void)report;
 }
 
+static int raw_ok;
+
 static int run_scenario(int rounds, long *allocs_in_rounds)
 {
     taal_loop loop;
@@ -137,6 +177,8 @@ static int run_scenario(int rounds, long *allocs_in_rounds)
         rc = taal_run_until_complete(&loop, taal_task_future(task));
     if (task != NULL && allocs_in_rounds != NULL)
         *allocs_in_rounds = ((scenario *)taal_task_frame(task))->allocs_in_rounds;
+    if (task != NULL)
+        raw_ok = ((scenario *)taal_task_frame(task))->raw_ok;
     taal_task_release(task);
     taal_loop_close(&loop);
     return rc;
@@ -176,6 +218,7 @@ TEST(a_warm_stream_allocates_nothing_per_read_or_write)
     long allocs = -1;
     CHECK_EQ(run_scenario(200, &allocs), TAAL_OK);
     CHECK_EQ(allocs, 0); /* 198 lines there and back, and not one allocation */
+    CHECK_EQ(raw_ok, 3); /* the POST, the redirect and the stream all went */
     CHECK_EQ(taal_check_alloc_live(), 0);
     taal_set_allocator(NULL);
 }

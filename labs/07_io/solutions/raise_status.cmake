@@ -28,12 +28,14 @@ lab_edit(chapters/07_io/include/taal_http.h REPLACE [[
 ]])
 lab_edit(chapters/07_io/src/http_client.c REPLACE [[
     if (g->st != TAAL_OK) {
+        g->status_code = 0; /* no response: no status, headers or body */
         taal_http_get_free(g);
         TAAL_FAIL(g->st);
     }
     TAAL_END();
 ]] WITH [[
     if (g->st != TAAL_OK) {
+        g->status_code = 0; /* no response: no status, headers or body */
         taal_http_get_free(g);
         TAAL_FAIL(g->st);
     }
