@@ -7,8 +7,11 @@
 ** One session maps the host name "peer" (--name) to 127.0.0.1:P and makes
 ** --count GETs of http://peer PATH, the paths taken in turn, in rounds of
 ** --concurrency requests at once, each request its own task, with
-** --pause seconds between rounds. It uses only today's API
-** (taal_http_get and the session's limits), as a user copying it would.
+** --pause seconds between rounds. It uses taal_http_get and the
+** session's options, as a user copying it would: --pipeline N lets N
+** requests be in flight on the connection (the default, 1, does not
+** pipeline), --no-redirects reads a 3xx as the response instead of
+** following it.
 **
 ** It prints one line per outcome, then what the bodies were:
 **
@@ -88,6 +91,8 @@ static struct {
     const char *expect_error; /* a name of names[] */
     bool any;
     const char *header;
+    size_t pipeline;   /* 0: the session's default */
+    bool no_redirects; /* read a 3xx instead of following it */
     char **paths;
     size_t path_count;
 } opt = {.name = "peer", .timeout = 15};
@@ -168,6 +173,7 @@ static int one_get_body(taal_coro *self)
     one_get *f = (one_get *)self;
     TAAL_BEGIN(f);
     f->st = taal_http_get_init(&f->get, f->session, urls[f->index % opt.path_count]);
+    f->get.no_redirects = opt.no_redirects;
     if (f->st == TAAL_OK)
         TAAL_AWAIT_STATUS(f->st, &f->get);
     record(f->st, &f->get);
@@ -228,6 +234,8 @@ static int peer_main_body(taal_coro *self)
     /* Raised before the host is mapped: its parser takes the limits then. */
     if (opt.max_body != 0)
         f->session.limits.max_body = opt.max_body;
+    if (opt.pipeline != 0)
+        f->session.pipeline = opt.pipeline;
     f->st = taal_http_session_map(&f->session, opt.name, "127.0.0.1", opt.port);
     while (f->st == TAAL_OK && f->done < opt.count) {
         if (f->done > 0 && opt.pause > 0) {
@@ -269,7 +277,7 @@ static int usage(const char *why)
             "peer_get: %s\nusage: peer_get --port P [--name H] [--count N] "
             "[--concurrency C] [--pause S] [--max-body B] [--expect-status S] "
             "[--expect-file F | --expect-empty] [--expect-error NAME | --any] "
-            "[--header NAME] [--timeout S] PATH...\n",
+            "[--header NAME] [--pipeline N] [--no-redirects] [--timeout S] PATH...\n",
             why);
     return 2;
 }
@@ -294,6 +302,10 @@ static int parse(int argc, char **argv)
         }
         if (strcmp(a, "--expect-empty") == 0) {
             opt.expect_empty = true;
+            continue;
+        }
+        if (strcmp(a, "--no-redirects") == 0) {
+            opt.no_redirects = true;
             continue;
         }
         if (strcmp(a, "--any") == 0) {
@@ -327,6 +339,8 @@ static int parse(int argc, char **argv)
             opt.max_body = (unsigned long long)v;
         else if (strcmp(a, "--expect-status") == 0)
             opt.expect_status = (int)v;
+        else if (strcmp(a, "--pipeline") == 0)
+            opt.pipeline = (size_t)v;
         else
             return usage("an unknown option");
     }

@@ -14,7 +14,7 @@
 ** waits for its connections' handlers, and prints what it served on
 ** stderr. --write-bodies writes each route's exact body to DIR/root,
 ** DIR/chunked, DIR/big and DIR/empty first, for the caller to compare
-** with what its client received. It uses only today's API
+** with what its client received. It serves fixed routes only
 ** (taal_http_serve and its fixed routes).
 */
 #define _POSIX_C_SOURCE 200809L

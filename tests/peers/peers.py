@@ -235,16 +235,20 @@ http {{
 
 def client_nginx_keepalive_limit(p):
     """1,500 concurrent GETs, nginx's default keepalive_requests (1,000):
-    nginx closes the connection after its 1,000th response, and the 500
-    requests sent behind it must be sent again, not fail."""
+    nginx closes the connection after its 1,000th response, and the
+    requests sent behind it must be sent again, not fail. Once taking
+    turns (the session's default), once pipelined 64 deep, where up to 63
+    requests are in flight behind the last response."""
     p.html("small.txt", b"small file\n")
     port, _ = p.nginx("")
-    rc, out, _ = p.peer_get(port, "--count", "1500", "--concurrency", "1500",
-                            "--expect-status", "200", "--expect-file",
-                            p.path("html", "small.txt"), "/small.txt")
-    got = outcome(out)
-    check(rc == 0 and got.get("ok") == 1500,
-          f"{got.get('ok', 0)} of 1500 GETs succeeded (issue 25, defect 4)")
+    for depth in ("1", "64"):
+        rc, out, _ = p.peer_get(port, "--count", "1500", "--concurrency", "1500",
+                                "--pipeline", depth, "--expect-status", "200",
+                                "--expect-file", p.path("html", "small.txt"), "/small.txt")
+        got = outcome(out)
+        check(rc == 0 and got.get("ok") == 1500,
+              f"{got.get('ok', 0)} of 1500 GETs succeeded, pipeline {depth} "
+              "(issue 25, defect 4)")
 
 
 def client_nginx_idle_close(p):
@@ -263,27 +267,34 @@ def client_nginx_idle_close(p):
 
 def client_nginx_204_301(p):
     """return 204 and return 301 /x: the right status; the 204 with an
-    empty body, the 301 with the body curl gets and its Location; then a
-    200 on the same session, so a wrongly framed response would show."""
+    empty body, the 301 (not followed) with the body curl gets and its
+    Location; then all three pipelined on one connection, so a wrongly
+    framed response would show; then a relative redirect, followed."""
     (curl,) = need("curl")
     p.html("small.txt", b"small file\n")
     port, _ = p.nginx("        location = /204 { return 204; }\n"
-                      "        location = /301 { return 301 /x; }")
+                      "        location = /301 { return 301 /x; }\n"
+                      "        location = /moved { absolute_redirect off; "
+                      "return 301 /small.txt; }")
     rc, out, _ = p.peer_get(port, "--expect-status", "204", "--expect-empty",
                             "--count", "3", "--concurrency", "3", "/204")
     check(rc == 0, "GET /204: not 204 with an empty body, every time")
     rc, body, _ = run([curl, "-s", f"http://127.0.0.1:{port}/301"])
     check(rc == 0, "curl could not GET /301")
     ref = p.write("301.body", body.encode())
-    rc, out, _ = p.peer_get(port, "--expect-status", "301", "--expect-file", ref,
-                            "--header", "Location", "/301")
+    rc, out, _ = p.peer_get(port, "--no-redirects", "--expect-status", "301",
+                            "--expect-file", ref, "--header", "Location", "/301")
     check(rc == 0, "GET /301: not 301 with the body curl got")
     check(re.search(r"^header Location: \S*/x$", out, re.M), "GET /301: no Location .../x")
-    rc, out, _ = p.peer_get(port, "--any", "/204", "/301", "/small.txt")
+    rc, out, _ = p.peer_get(port, "--any", "--no-redirects", "--pipeline", "3",
+                            "/204", "/301", "/small.txt")
     got = outcome(out)
     check(got.get("ok") == 3 and got.get("status 204") == 1 and got.get("status 301") == 1
           and got.get("status 200") == 1,
           "204, 301 and 200 pipelined on one connection did not all come back right")
+    rc, out, _ = p.peer_get(port, "--expect-status", "200", "--expect-file",
+                            p.path("html", "small.txt"), "/moved")
+    check(rc == 0, "GET /moved: the relative redirect to /small.txt was not followed")
 
 
 def client_nginx_chunked(p):

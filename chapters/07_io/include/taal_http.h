@@ -436,7 +436,7 @@ enum {
 
 /** A request as a handler sees it: everything copied out of the stream,
  *  NUL-terminated, owned by the server, valid until the handler ends. */
-typedef struct taal_http_request {
+typedef struct taal_http_server_request {
     const char *method; /**< "GET", "POST", ... as sent */
     const char *path;   /**< the target without its query: "/users/1" */
     const char *query;  /**< what followed the '?', or "" (not decoded) */
@@ -452,19 +452,21 @@ typedef struct taal_http_request {
     size_t fields_start; /**< where in text the fields begin */
     char *data;          /**< the body's allocation */
     size_t data_cap;     /**< its size */
-} taal_http_request;
+} taal_http_server_request;
 
 /** How many header fields @p request had. */
-size_t taal_http_request_header_count(const taal_http_request *request);
+size_t taal_http_server_request_header_count(const taal_http_server_request *request);
 
 /** The @p index-th header field of @p request, as sent: false (and NULLs)
  *  when there is none. */
-bool taal_http_request_header_at(const taal_http_request *request, size_t index,
-                                 const char **name, const char **value);
+bool taal_http_server_request_header_at(const taal_http_server_request *request,
+                                        size_t index, const char **name,
+                                        const char **value);
 
 /** The value of the first header field named @p name (ignoring ASCII
  *  case), or NULL. */
-const char *taal_http_request_header(const taal_http_request *request, const char *name);
+const char *taal_http_server_request_header(const taal_http_server_request *request,
+                                            const char *name);
 
 /** The response a handler fills in. It starts as a 200 with no body. */
 typedef struct taal_http_response {
@@ -504,7 +506,7 @@ int taal_http_response_write(taal_http_response *response, const void *data, siz
  *  its end and its response is dropped. */
 typedef struct taal_http_handler {
     taal_coro co;                        /**< the coroutine header */
-    taal_http_request *request;          /**< the request, read whole */
+    taal_http_server_request *request;   /**< the request, read whole */
     taal_http_response *response;        /**< the response to fill in */
     void *data;                          /**< the route's handler_data */
     const struct taal_http_route *route; /**< the route that matched */

@@ -71,31 +71,31 @@ typedef struct taal_http_conn {
     taal_task *task;      /* the task serving it */
     size_t cap;           /* the site's max_connections, or the default */
     struct taal_http_conn *idle_prev, *idle_next; /* in the site's idle list */
-    bool idle;                    /* on it: waiting for a request's first byte */
-    bool kept;                    /* a request was answered on it before */
-    bool started;                 /* the request's first byte has come */
-    bool idle_done;               /* and the wait was moved to header_timeout */
-    taal_timeout timeout;         /* the wait for one request */
-    int rc;                       /* what parsing said last */
-    http_parser parser;           /* the request being read */
-    const taal_http_route *route; /* its route, or the 404 */
-    unsigned method;              /* its method's bit, 0 if unknown */
-    int hosts;                    /* how many Host fields it had */
-    bool expect;                  /* it said Expect: 100-continue */
-    int refuse;                   /* the status it is refused with, or 0 */
-    bool head;                    /* a HEAD request: no body */
-    int st;                       /* the status of the last await */
-    size_t have;                  /* bytes of an unfinished line */
-    taal_http_request request;    /* a handler's request */
-    taal_http_response response;  /* and its response */
-    taal_http_handler *handler;   /* the handler's frame, while it runs */
-    const char *body;             /* the body being sent */
-    size_t length, repeat;        /* its length, how many times */
-    size_t rep, off;              /* where in it the sending is */
-    bool chunked, keep;           /* how, and whether to go on after */
-    time_t date_at;               /* the second `date` was made for */
-    char date[40];                /* the Date header's value */
-    char line[1024];              /* a status line and headers, or a chunk's size */
+    bool idle;                        /* on it: waiting for a request's first byte */
+    bool kept;                        /* a request was answered on it before */
+    bool started;                     /* the request's first byte has come */
+    bool idle_done;                   /* and the wait was moved to header_timeout */
+    taal_timeout timeout;             /* the wait for one request */
+    int rc;                           /* what parsing said last */
+    http_parser parser;               /* the request being read */
+    const taal_http_route *route;     /* its route, or the 404 */
+    unsigned method;                  /* its method's bit, 0 if unknown */
+    int hosts;                        /* how many Host fields it had */
+    bool expect;                      /* it said Expect: 100-continue */
+    int refuse;                       /* the status it is refused with, or 0 */
+    bool head;                        /* a HEAD request: no body */
+    int st;                           /* the status of the last await */
+    size_t have;                      /* bytes of an unfinished line */
+    taal_http_server_request request; /* a handler's request */
+    taal_http_response response;      /* and its response */
+    taal_http_handler *handler;       /* the handler's frame, while it runs */
+    const char *body;                 /* the body being sent */
+    size_t length, repeat;            /* its length, how many times */
+    size_t rep, off;                  /* where in it the sending is */
+    bool chunked, keep;               /* how, and whether to go on after */
+    time_t date_at;                   /* the second `date` was made for */
+    char date[40];                    /* the Date header's value */
+    char line[1024];                  /* a status line and headers, or a chunk's size */
 } conn_frame;
 
 static const taal_http_route not_found = {
@@ -223,7 +223,7 @@ static int grow(char **buf, size_t *cap, size_t len, size_t more)
 }
 
 /* Appends `n` bytes and a NUL to the request's text. */
-static int text_add(taal_http_request *r, const char *at, size_t n)
+static int text_add(taal_http_server_request *r, const char *at, size_t n)
 {
     int rc = grow(&r->text, &r->text_cap, r->text_len, n + 1);
     if (rc != TAAL_OK)
@@ -236,7 +236,7 @@ static int text_add(taal_http_request *r, const char *at, size_t n)
 }
 
 /* The request line: "method\0path\0query\0". */
-static int request_start(taal_http_request *r, http_span method, http_span target)
+static int request_start(taal_http_server_request *r, http_span method, http_span target)
 {
     size_t len = path_length(target);
     size_t q = len < target.len ? len + 1 : target.len;
@@ -251,7 +251,7 @@ static int request_start(taal_http_request *r, http_span method, http_span targe
 }
 
 /* The head is complete: the pointers into the text, which moves no more. */
-static void request_ready(taal_http_request *r, int version_minor)
+static void request_ready(taal_http_server_request *r, int version_minor)
 {
     r->method = r->text;
     r->path = r->method + strlen(r->method) + 1;
@@ -260,7 +260,7 @@ static void request_ready(taal_http_request *r, int version_minor)
     r->body = "";
 }
 
-static int request_body(taal_http_request *r, http_span piece)
+static int request_body(taal_http_server_request *r, http_span piece)
 {
     int rc = grow(&r->data, &r->data_cap, r->body_len, piece.len + 1);
     if (rc != TAAL_OK)
@@ -277,7 +277,7 @@ static int request_body(taal_http_request *r, http_span piece)
  * that while it waits. */
 #define KEEP_BODY 65536
 
-static void request_done(taal_http_request *r)
+static void request_done(taal_http_server_request *r)
 {
     if (r->data_cap > KEEP_BODY) {
         taal__free(r->data);
@@ -286,20 +286,21 @@ static void request_done(taal_http_request *r)
     }
 }
 
-static void request_free(taal_http_request *r)
+static void request_free(taal_http_server_request *r)
 {
     taal__free(r->text);
     taal__free(r->data);
-    *r = (taal_http_request){0};
+    *r = (taal_http_server_request){0};
 }
 
-size_t taal_http_request_header_count(const taal_http_request *request)
+size_t taal_http_server_request_header_count(const taal_http_server_request *request)
 {
     return request != NULL ? request->field_count : 0;
 }
 
-bool taal_http_request_header_at(const taal_http_request *request, size_t index,
-                                 const char **name, const char **value)
+bool taal_http_server_request_header_at(const taal_http_server_request *request,
+                                        size_t index, const char **name,
+                                        const char **value)
 {
     const char *n = NULL, *v = NULL;
     if (request != NULL && index < request->field_count) {
@@ -323,12 +324,13 @@ static bool same_name(const char *a, const char *b)
     return http_span_is((http_span){a, strlen(a)}, b);
 }
 
-const char *taal_http_request_header(const taal_http_request *request, const char *name)
+const char *taal_http_server_request_header(const taal_http_server_request *request,
+                                            const char *name)
 {
     const char *n, *v;
     if (name == NULL)
         return NULL;
-    for (size_t i = 0; taal_http_request_header_at(request, i, &n, &v); i++)
+    for (size_t i = 0; taal_http_server_request_header_at(request, i, &n, &v); i++)
         if (same_name(n, name))
             return v;
     return NULL;

@@ -863,9 +863,14 @@ TEST(get_and_head_follow_redirects_up_to_the_sessions_bound)
 
 static char block[65536];
 static const taal_http_route eight[] = {
-    {"/8m", 200, NULL, block, sizeof block, 128, false},
-    {"/8m-chunked", 200, NULL, block, sizeof block, 128, true},
-    {"/", 200, NULL, "home\n", 0, 0, false},
+    {.path = "/8m", .status = 200, .body = block, .length = sizeof block, .repeat = 128},
+    {.path = "/8m-chunked",
+     .status = 200,
+     .body = block,
+     .length = sizeof block,
+     .repeat = 128,
+     .chunked = true},
+    {.path = "/", .status = 200, .body = "home\n"},
 };
 
 typedef struct streamer {

@@ -865,7 +865,7 @@ static int echo_handler_body(taal_coro *self)
         TAAL_FAIL(TAAL_EPROTO);
     snprintf(f->seen, sizeof f->seen, "%s %s %s", f->h.request->method,
              f->h.request->path, f->h.request->query);
-    type = taal_http_request_header(f->h.request, "content-type");
+    type = taal_http_server_request_header(f->h.request, "content-type");
     f->st = taal_http_response_header(f->h.response, "X-Seen", f->seen);
     if (f->st == TAAL_OK && type != NULL)
         f->st = taal_http_response_header(f->h.response, "Content-Type", type);
