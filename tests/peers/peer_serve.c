@@ -15,7 +15,7 @@
 ** stderr. --write-bodies writes each route's exact body to DIR/root,
 ** DIR/chunked, DIR/big and DIR/empty first, for the caller to compare
 ** with what its client received. It serves fixed routes only
-** (taal_http_serve and its fixed routes).
+** (taal_http_serve).
 */
 #define _POSIX_C_SOURCE 200809L
 
