@@ -20,6 +20,13 @@
 #                       program (default: 10 s a test, 5 s a program)
 #   -DCMAKE_ARGS=<a|b>  more arguments for configuring the handout, separated
 #                       by '|' (e.g. -DCMAKE_C_COMPILER=clang)
+#   -DSANITIZE=ON       build and run under AddressSanitizer and
+#                       UndefinedBehaviorSanitizer, in build-asan/ (the
+#                       ordinary grade's build/ is left as it is): a use of
+#                       freed memory, an overrun, a leak or undefined
+#                       behaviour fails the test it happens in, and the
+#                       grade shows the report's first lines. Slower; it
+#                       catches what an ordinary build lets pass.
 #
 # The parts: the chapter's own unit tests, the earlier chapters' unit tests
 # run against it, its documented output (every program the tutorial shows
@@ -54,6 +61,9 @@ endif()
 include(${DIR}/lab.cmake)
 string(REGEX REPLACE "^([0-9]+).*" "ch\\1" id ${TAAL_LAB_CHAPTER})
 set(build ${DIR}/build)
+if(SANITIZE)
+  set(build ${DIR}/build-asan)
+endif()
 
 cmake_host_system_information(RESULT cores QUERY NUMBER_OF_LOGICAL_CORES)
 if(NOT DEFINED JOBS)
@@ -134,9 +144,33 @@ else()
   # it out, so that a grade without one runs with the chapter's own limits.
   list(APPEND configure_args -UTAAL_UNIT_TEST_TIMEOUT -UTAAL_PROGRAM_TIMEOUT)
 endif()
+set(flags "")
+set(flags_given FALSE)
 if(DEFINED CMAKE_ARGS)
   string(REPLACE "|" ";" more "${CMAKE_ARGS}")
-  list(APPEND configure_args ${more})
+  foreach(arg IN LISTS more)
+    if(arg MATCHES "^-DCMAKE_C_FLAGS(:STRING)?=(.*)$")
+      set(flags "${CMAKE_MATCH_2}")
+      set(flags_given TRUE)
+    else()
+      list(APPEND configure_args "${arg}")
+    endif()
+  endforeach()
+endif()
+# The sanitizers' flags join any given: a report stops the program (no
+# recovery), so the test it happens in fails.
+set(test_env)
+if(SANITIZE)
+  string(APPEND flags " -fsanitize=address,undefined -fno-sanitize-recover=all"
+         " -fno-omit-frame-pointer -g")
+  string(STRIP "${flags}" flags)
+  set(flags_given TRUE)
+  set(test_env ${CMAKE_COMMAND} -E env
+      "ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:strict_string_checks=1"
+      "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1")
+endif()
+if(flags_given)
+  list(APPEND configure_args "-DCMAKE_C_FLAGS=${flags}")
 endif()
 # A build folder made for another place (the handout was copied or moved)
 # cannot be configured again: start it afresh.
@@ -205,7 +239,7 @@ list(LENGTH names count)
 
 message(STATUS "grade: running ${count} tests, ${JOBS} at a time")
 string(TIMESTAMP began "%s")
-execute_process(COMMAND ${CMAKE_CTEST_COMMAND} --test-dir ${build} -j ${JOBS}
+execute_process(COMMAND ${test_env} ${CMAKE_CTEST_COMMAND} --test-dir ${build} -j ${JOBS}
                         --output-junit ${build}/grade.xml
                         --test-output-size-passed 1000000 --test-output-size-failed 1000000
                 OUTPUT_VARIABLE console ERROR_VARIABLE console)
@@ -265,12 +299,61 @@ foreach(case IN LISTS cases)
   set(output_of_${name} "${output}")
 endforeach()
 
+# A sanitizer's report, in its first lines: what happened, and where
+# (the first frames of each stack: where it happened, where the memory was
+# freed or allocated), without the addresses and the shadow memory.
+function(grade_sanitizer_report output out)
+  set(report "")
+  string(REGEX MATCH "(==[0-9]+==ERROR: [A-Za-z]+Sanitizer|[^\n]*: runtime error: )[^\n]*(\n[^\n]*)*"
+         found "${output}")
+  if(found STREQUAL "")
+    set(${out} "" PARENT_SCOPE)
+    return()
+  endif()
+  string(REPLACE ";" "${semi}" found "${found}")
+  string(REPLACE "[" "${open}" found "${found}")
+  string(REPLACE "]" "${close}" found "${found}")
+  string(REPLACE "\n" ";" lines "${found}")
+  set(frames 0)
+  set(shown 0)
+  foreach(line IN LISTS lines)
+    if(line MATCHES "^(SUMMARY|Shadow bytes|HINT)")
+      break()
+    elseif(line MATCHES "^ +#[0-9]+ 0x[0-9a-f]+ in ([^ ]+) (.*)$")
+      if(CMAKE_MATCH_1 MATCHES "^__" OR CMAKE_MATCH_2 MATCHES "libsanitizer")
+        continue() # the sanitizer's own frames
+      endif()
+      if(frames LESS 3)
+        string(APPEND report "  in ${CMAKE_MATCH_1} ${CMAKE_MATCH_2}\n")
+      endif()
+      math(EXPR frames "${frames} + 1")
+    elseif(line MATCHES "^ +#[0-9]+ " OR line MATCHES "is located .* region")
+      # a frame without a function's name, where in its block the address is
+    elseif(NOT line MATCHES "^ *$" AND shown LESS 4)
+      string(REGEX REPLACE "^==[0-9]+==(ERROR: )?" "" line "${line}")
+      string(REGEX REPLACE " on (unknown )?address 0x[0-9a-f]+.*" "" line "${line}")
+      string(REGEX REPLACE " at 0x[0-9a-f]+ thread T0" "" line "${line}")
+      string(APPEND report "${line}\n")
+      math(EXPR shown "${shown} + 1")
+      set(frames 0)
+    endif()
+  endforeach()
+  string(REPLACE "${semi}" ";" report "${report}")
+  string(REPLACE "${open}" "[" report "${report}")
+  string(REPLACE "${close}" "]" report "${report}")
+  string(STRIP "${report}" report)
+  set(${out} "${report}" PARENT_SCOPE)
+endfunction()
+
 # Why a test failed, in a few lines: how it ended, and what it said.
 function(grade_why name out)
   set(output "${output_of_${name}}")
-  string(REGEX MATCH
-         "[^\n]*(check failed|error|Error|ERROR|FAIL|expected|Sanitizer)[^\n]*(\n    [^|\n][^\n]*)?"
-         said "${output}")
+  grade_sanitizer_report("${output}" said)
+  if(said STREQUAL "")
+    string(REGEX MATCH
+           "[^\n]*(check failed|error|Error|ERROR|FAIL|expected|Sanitizer)[^\n]*(\n    [^|\n][^\n]*)?"
+           said "${output}")
+  endif()
   if(said STREQUAL "")
     string(REGEX MATCH "[^\n]+\n?$" said "${output}")
   endif()
