@@ -114,16 +114,23 @@ static inline void taal_check_print_value(long long value, int group)
 }
 
 /* CHECK_EQ's message: the two expressions, and their values, named after
- * the enum a constant in either expression belongs to; without one, a
- * negative value is taken for a status code, named after TAAL_OK's enum. */
+ * the enum a constant in either expression belongs to. Without one, only a
+ * lab stub's TAAL_ENOTIMPL names the values as status codes: a plain -1 may
+ * mean anything. */
 static inline void taal_check_report_eq(const char *file, int line, const char *a_text,
                                         const char *b_text, long long a, long long b)
 {
     int group = taal_check_group_in(b_text);
     if (group < 0)
         group = taal_check_group_in(a_text);
-    if (group < 0 && (a < 0 || b < 0))
-        group = taal_check_group_in("TAAL_OK");
+    if (group < 0) {
+        size_t count;
+        const taal_check_name *names = taal_check_names(&count);
+        for (size_t i = 0; i < count; i++)
+            if (strcmp(names[i].name, "TAAL_ENOTIMPL") == 0 &&
+                (a == names[i].value || b == names[i].value))
+                group = names[i].group;
+    }
     fprintf(stderr, "%s:%d: check failed: %s == %s (", file, line, a_text, b_text);
     taal_check_print_value(a, group);
     fprintf(stderr, " != ");
