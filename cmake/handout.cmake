@@ -120,6 +120,7 @@ string(ASCII 1 SEMI)
 string(ASCII 2 OPEN)
 string(ASCII 3 CLOSE)
 string(ASCII 4 BACKSLASH)
+string(ASCII 5 LINE_END) # ends a line in a text that string(FIND) searches
 function(lab_split text out)
   string(REPLACE "\\" "${BACKSLASH}" text "${text}")
   string(REPLACE ";" "${SEMI}" text "${text}")
@@ -212,6 +213,22 @@ function(lab_holes name text_var stubbed out)
     string(STRIP "${CMAKE_MATCH_4}" stub)
     list(APPEND found ${hole})
     if(hole IN_LIST stubbed)
+      # This hole's own lines, named by it (a note in the tutorial names
+      # the hole it replaces, not every hole of the file).
+      lab_lines("${code}" own_lines)
+      set(block "")
+      foreach(own IN LISTS own_lines)
+        string(LENGTH "${own}" length)
+        if(length GREATER 7)
+          set_property(GLOBAL APPEND PROPERTY lab_hole_lines "${own}")
+          set_property(GLOBAL APPEND PROPERTY lab_hole_names "${hole}")
+          if(NOT own MATCHES "^(/\\*|//|\\*/|\\*$|\\* )") # not a comment
+            string(APPEND block "${own}${LINE_END}")
+          endif()
+        endif()
+      endforeach()
+      set_property(GLOBAL APPEND PROPERTY lab_hole_blocks "${block}")
+      set_property(GLOBAL APPEND PROPERTY lab_hole_block_names "${hole}")
       # The stub, one statement a line: "(void)co; return X;" is two lines.
       string(REPLACE "; " ";\n${indent}" stub "${stub}")
       # ...after a line that says, once, on standard error, which hole
@@ -249,22 +266,96 @@ function(lab_holes name text_var stubbed out)
   set(${out} "${done}" PARENT_SCOPE)
   set(lab_found_holes ${found} PARENT_SCOPE)
 
-  # Remember the holes' lines, long enough to mean something, and the rest.
+  # Remember every line outside the holes (the holes' own lines are
+  # remembered above), and each file's text, for lab_check_no_answer().
   lab_lines("${done}" other_lines)
   set_property(GLOBAL APPEND PROPERTY lab_other_lines "${other_lines}")
-  if(hole_code STREQUAL "")
-    return()
-  endif()
-  lab_lines("${hole_code}" code_lines)
-  list(REMOVE_DUPLICATES holes_here)
-  string(REPLACE ";" ")`, `LAB(" holes_here "${holes_here}")
-  foreach(line IN LISTS code_lines)
-    string(LENGTH "${line}" length)
-    if(length GREATER 7)
-      set_property(GLOBAL APPEND PROPERTY lab_hole_lines "${line}")
-      set_property(GLOBAL APPEND PROPERTY lab_hole_names "${holes_here}")
+  lab_remember_text(${name} other_lines)
+endfunction()
+
+# The text of a file of the handout, as its lines stripped of blanks, each
+# between two ASCII 5s: a line is found whole with string(FIND).
+function(lab_remember_text name lines_var)
+  string(REPLACE ";" "${LINE_END}${LINE_END}" text "${${lines_var}}")
+  set_property(GLOBAL APPEND PROPERTY lab_text_files ${name})
+  set_property(GLOBAL PROPERTY "lab_text:${name}" "${LINE_END}${text}${LINE_END}")
+endfunction()
+
+# No answer in the students' handout: no two lines that follow each other
+# in a stubbed hole (of more than 7 characters, blanks stripped, comments
+# left out) may follow each other anywhere in the handout's text (the
+# chapter's files with their holes stubbed, the lab's tests, the tutorial as
+# the handout has it), unless they do in an earlier chapter too (the
+# handout holds them whole anyway). Such a pair is an answer given away: a
+# function that repeats the hole's code with a line changed, a tutorial
+# quote the filter let through. One line alone is not: `it->busy = false;`
+# is everywhere. Fails naming the lines, the hole and where.
+function(lab_check_no_answer)
+  get_property(blocks GLOBAL PROPERTY lab_hole_blocks)
+  get_property(block_names GLOBAL PROPERTY lab_hole_block_names)
+  get_property(files GLOBAL PROPERTY lab_text_files)
+  set(earlier "")
+  set(here)
+  foreach(file IN LISTS files)
+    get_property(text GLOBAL PROPERTY "lab_text:${file}")
+    if(file MATCHES "^chapters/([^/]+)/" AND NOT CMAKE_MATCH_1 STREQUAL CHAPTER)
+      string(APPEND earlier "${text}")
+    else()
+      list(APPEND here ${file})
     endif()
   endforeach()
+  set(leaks "")
+  set(n 0)
+  foreach(block IN LISTS blocks)
+    list(GET block_names ${n} hole)
+    math(EXPR n "${n} + 1")
+    string(REPLACE "${LINE_END}" ";" lines "${block}")
+    list(LENGTH lines count)
+    math(EXPR last "${count} - 2")
+    if(last LESS 0)
+      continue()
+    endif()
+    foreach(i RANGE 0 ${last})
+      list(GET lines ${i} first)
+      math(EXPR k "${i} + 1")
+      list(GET lines ${k} second)
+      if(first STREQUAL "" OR second STREQUAL "")
+        continue()
+      endif()
+      set(pair "${LINE_END}${first}${LINE_END}${LINE_END}${second}${LINE_END}")
+      string(FIND "${earlier}" "${pair}" at)
+      if(NOT at EQUAL -1)
+        continue()
+      endif()
+      set(where)
+      foreach(file IN LISTS here)
+        get_property(text GLOBAL PROPERTY "lab_text:${file}")
+        string(FIND "${text}" "${pair}" at)
+        if(NOT at EQUAL -1)
+          list(APPEND where ${file})
+        endif()
+      endforeach()
+      if(where)
+        string(REPLACE ";" ", " where "${where}")
+        set(shown "${first} / ${second}")
+        lab_unescape(shown)
+        string(APPEND leaks "\n  LAB(${hole}): '${shown}' is in ${where}")
+      endif()
+    endforeach()
+  endforeach()
+  # A lab whose handout was found clean says so (LAB_NO_ANSWER_GIVEN in its
+  # lab.cmake), and from then on an answer given away stops the generator;
+  # for the others it is a warning, until they are made clean.
+  set(level WARNING)
+  if(LAB_NO_ANSWER_GIVEN)
+    set(level FATAL_ERROR)
+  endif()
+  if(NOT leaks STREQUAL "")
+    message(${level} "the handout of ${CHAPTER} gives answers away: two lines of a "
+                     "hole's answer, one after the other, are in it outside the hole "
+                     "(mark the code that repeats them as the hole's too, or leave "
+                     "the quote out):${leaks}")
+  endif()
 endfunction()
 
 # Copies the folder chapters/<dir> to the handout, stubbing the holes named
@@ -429,6 +520,8 @@ function(lab_tutorial from to)
     endif()
     math(EXPR i "${k} + 1")
   endwhile()
+  lab_lines("${result}" result_lines)
+  lab_remember_text(docs/${CHAPTER}.md result_lines)
   lab_unescape(result)
   lab_write(${to} result)
 endfunction()
@@ -551,6 +644,10 @@ foreach(seed IN LISTS seeds)
     lab_copy(${ROOT}/docs/${seed} ${OUT}/docs/${seed})
   endif()
 endforeach()
+
+if(VARIANT STREQUAL "stub")
+  lab_check_no_answer()
+endif()
 
 # The build, the grade command, which chapter this is, and the README.
 lab_copy(${ROOT}/labs/handout/CMakeLists.txt ${OUT}/CMakeLists.txt)
