@@ -227,6 +227,17 @@ foreach(student IN LISTS students)
       string(APPEND row ",${score}")
     endforeach()
   endforeach()
+  # A grade that stopped early has one part: the configure, the build or
+  # the run that failed.
+  if(grade MATCHES "\n((configure|build|tests) \\.+ 0/1)\n((    [^\n]*\n)*)")
+    set(title "${CMAKE_MATCH_2}")
+    set(failure "${CMAKE_MATCH_3}")
+    string(REGEX REPLACE "\n    " "\n" failure "\n${failure}")
+    string(STRIP "${failure}" failure)
+    json_escape("${failure}" j_failure)
+    string(CONCAT tests_json "    {\"name\": \"${title}\", \"score\": 0, "
+           "\"max_score\": 1, \"output\": \"${j_failure}\"}")
+  endif()
   set(weighted "")
   if(grade MATCHES "\nscore: ([0-9.]+) of 100")
     set(weighted ${CMAKE_MATCH_1})
