@@ -8,13 +8,23 @@
 # VARIANT is stub (every exercise must score 0, and the unit tests must
 # lose points), reference (full marks), or a wrong answer in
 # labs/<CHAPTER>/wrong/, whose CAUGHT_BY part must lose points, with its
-# MESSAGE (a regular expression), if it gives one, in the grade. TIME_LIMIT
-# and CMAKE_ARGS are passed on to grade.cmake.
+# MESSAGE (a regular expression), if it gives one, in the grade. A wrong
+# answer that sets SANITIZE (a memory mistake an ordinary build lets pass)
+# is graded under the sanitizers. TIME_LIMIT, CMAKE_ARGS and SANITIZE are
+# passed on to grade.cmake.
 cmake_minimum_required(VERSION 3.25)
 get_filename_component(root ${CMAKE_CURRENT_LIST_DIR}/.. ABSOLUTE)
 
+set(wrong_answer FALSE)
+if(NOT VARIANT STREQUAL "reference" AND NOT VARIANT STREQUAL "stub")
+  set(wrong_answer TRUE)
+  function(lab_edit) # the wrong answer's edits are the handout's business
+  endfunction()
+  include(${root}/labs/${CHAPTER}/wrong/${VARIANT}.cmake)
+endif()
+
 set(grade_args -DCHAPTER=${CHAPTER} -DVARIANT=${VARIANT} -DDIR=${DIR})
-foreach(option TIME_LIMIT CMAKE_ARGS)
+foreach(option TIME_LIMIT CMAKE_ARGS SANITIZE)
   if(DEFINED ${option})
     list(APPEND grade_args "-D${option}=${${option}}")
   endif()
@@ -71,10 +81,7 @@ foreach(part IN LISTS parts)
   endif()
 endforeach()
 
-if(NOT VARIANT STREQUAL "reference" AND NOT VARIANT STREQUAL "stub")
-  function(lab_edit) # the wrong answer's edits are the handout's business
-  endfunction()
-  include(${root}/labs/${CHAPTER}/wrong/${VARIANT}.cmake)
+if(wrong_answer)
   set(caught FALSE)
   foreach(line IN LISTS lines)
     if(line MATCHES "^\n${CAUGHT_BY} ")

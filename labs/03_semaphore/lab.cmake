@@ -4,6 +4,10 @@
 # into every handout, so it holds no answers: those are in solutions/,
 # which never does.
 
+# The students' handout holds no line pair of a hole's answer outside the
+# hole: cmake/handout.cmake's check of it stops the generator if one comes.
+set(LAB_NO_ANSWER_GIVEN ON)
+
 # The holes the students' handout stubs: LAB(name) markers in the chapter.
 set(LAB_HOLES semaphore event queue)
 
@@ -25,7 +29,7 @@ set(LAB_event_TESTS tests/test_event.c)
 set(LAB_event_UNIT_TESTS setting_an_event_wakes_every_waiter_even_if_it_is_cleared_at_once)
 
 set(LAB_queue_TITLE "the queue without waiting")
-set(LAB_queue_TASK "Write `taal_queue_put_nowait` and `taal_queue_get_nowait`: full and empty, and no taking what was handed to a woken task.")
+set(LAB_queue_TASK "Write `taal_queue_put_nowait` and `taal_queue_get_nowait`, and the ends of `taal__queue_put` and `taal__queue_get`, which wait (`park`) where the first two say `TAAL_EFULL` or `TAAL_EEMPTY`: full and empty, and no taking what was handed to a woken task.")
 set(LAB_queue_HOLE queue)
 set(LAB_queue_TESTS tests/test_queue.c)
 set(LAB_queue_UNIT_TESTS put_and_get_without_waiting_are_fifo_and_say_full_and_empty

@@ -58,16 +58,96 @@ static inline void taal_check_report(const char *file, int line, const char *wha
         }                                                 \
     } while (0)
 
-/** Fails the test unless the integers @p a and @p b are equal; prints both. */
-#define CHECK_EQ(a, b)                                                                  \
-    do {                                                                                \
-        long long taal__a = (long long)(a), taal__b = (long long)(b);                   \
-        if (taal__a != taal__b) {                                                       \
-            fprintf(stderr, "%s:%d: check failed: %s == %s (%lld != %lld)\n", __FILE__, \
-                    __LINE__, #a, #b, taal__a, taal__b);                                \
-            taal_check_failures++;                                                      \
-            return;                                                                     \
-        }                                                                               \
+/** A named constant of the runtime under test, for CHECK_EQ's messages. */
+typedef struct taal_check_name {
+    const char *name; /**< the constant's name, e.g. "TAAL_ENOTIMPL" */
+    long long value;  /**< its value */
+    int group;        /**< the enum it belongs to: names of one group go together */
+} taal_check_name;
+
+#ifdef TAAL_CHECK_NAMES
+/* A lab handout's build generates the list of taal.h's enumerators (see
+ * labs/handout/CMakeLists.txt), so that a failed CHECK_EQ names its values. */
+#include TAAL_CHECK_NAMES
+#else
+/** The named constants CHECK_EQ knows: none, outside a lab handout. */
+static inline const taal_check_name *taal_check_names(size_t *count)
+{
+    *count = 0;
+    return NULL;
+}
+#endif
+
+/* The group of the first known name that the text of an expression holds
+ * as a whole word, or -1. */
+static inline int taal_check_group_in(const char *text)
+{
+    size_t count;
+    const taal_check_name *names = taal_check_names(&count);
+    for (size_t i = 0; i < count; i++) {
+        size_t length = strlen(names[i].name);
+        for (const char *at = strstr(text, names[i].name); at != NULL;
+             at = strstr(at + 1, names[i].name)) {
+            char before = at == text ? ' ' : at[-1], after = at[length];
+            if (!(before == '_' || (before >= 'A' && before <= 'Z') ||
+                  (before >= 'a' && before <= 'z') || (before >= '0' && before <= '9')) &&
+                !(after == '_' || (after >= 'A' && after <= 'Z') ||
+                  (after >= 'a' && after <= 'z') || (after >= '0' && after <= '9')))
+                return names[i].group;
+        }
+    }
+    return -1;
+}
+
+/* Prints @p value, with its name if it has one in @p group: "TAAL_EUSER
+ * (-1000)". */
+static inline void taal_check_print_value(long long value, int group)
+{
+    size_t count;
+    const taal_check_name *names = taal_check_names(&count);
+    for (size_t i = 0; group >= 0 && i < count; i++)
+        if (names[i].group == group && names[i].value == value) {
+            fprintf(stderr, "%s (%lld)", names[i].name, value);
+            return;
+        }
+    fprintf(stderr, "%lld", value);
+}
+
+/* CHECK_EQ's message: the two expressions, and their values, named after
+ * the enum a constant in either expression belongs to. Without one, only a
+ * lab stub's TAAL_ENOTIMPL names the values as status codes: a plain -1 may
+ * mean anything. */
+static inline void taal_check_report_eq(const char *file, int line, const char *a_text,
+                                        const char *b_text, long long a, long long b)
+{
+    int group = taal_check_group_in(b_text);
+    if (group < 0)
+        group = taal_check_group_in(a_text);
+    if (group < 0) {
+        size_t count;
+        const taal_check_name *names = taal_check_names(&count);
+        for (size_t i = 0; i < count; i++)
+            if (strcmp(names[i].name, "TAAL_ENOTIMPL") == 0 &&
+                (a == names[i].value || b == names[i].value))
+                group = names[i].group;
+    }
+    fprintf(stderr, "%s:%d: check failed: %s == %s (", file, line, a_text, b_text);
+    taal_check_print_value(a, group);
+    fprintf(stderr, " != ");
+    taal_check_print_value(b, group);
+    fprintf(stderr, ")\n");
+    taal_check_failures++;
+}
+
+/** Fails the test unless the integers @p a and @p b are equal; prints both,
+ *  by name where they are constants of taal.h (in a lab handout). */
+#define CHECK_EQ(a, b)                                                          \
+    do {                                                                        \
+        long long taal__a = (long long)(a), taal__b = (long long)(b);           \
+        if (taal__a != taal__b) {                                               \
+            taal_check_report_eq(__FILE__, __LINE__, #a, #b, taal__a, taal__b); \
+            return;                                                             \
+        }                                                                       \
     } while (0)
 
 /** Fails the test unless the strings @p a and @p b are equal; prints both. */

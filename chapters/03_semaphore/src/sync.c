@@ -550,7 +550,9 @@ int taal__queue_put(taal_queue *queue, void *item)
     int rc = check_wait(&queue->putters, &task);
     if (rc != TAAL_OK)
         return rc;
+    /* LAB(queue) BEGIN: put the item in if a slot is free, or wait */
     return slot_free(queue) ? put_item(queue, item) : park(&queue->putters, task);
+    /* LAB(queue) END: (void)item; (void)task; return TAAL_ENOTIMPL; */
 }
 
 /* A woken putter fills the slot it was handed. */
@@ -571,10 +573,12 @@ int taal__queue_get(taal_queue *queue, void **item)
     int rc = check_wait(&queue->getters, &task);
     if (rc != TAAL_OK)
         return rc;
+    /* LAB(queue) BEGIN: take the oldest item nobody was handed, or wait */
     if (items_free(queue) == 0)
         return park(&queue->getters, task);
     *item = take_item(queue, queue->items_handed);
     return TAAL_OK;
+    /* LAB(queue) END: (void)item; (void)task; return TAAL_ENOTIMPL; */
 }
 
 /* A woken getter takes the item it was handed: the oldest one. */

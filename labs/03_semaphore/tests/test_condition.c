@@ -18,6 +18,12 @@
 ** waiting is not remembered; a woken task gets the lock only after the
 ** notifier lets it go. Waiting allocates nothing.
 **
+** The tests also look inside a taal_condition, at three fields it must
+** have: `lock`, the taal_lock * it was made with; `waiting`, how many tasks
+** wait on it now (an integer); and `wakeups`, the taal_semaphore of no
+** permits the waiters wait in (`wakeups.value` stays 0 after a notify that
+** found nobody: nothing is left over for a later wait).
+**
 ** This file does not compile until the condition exists: that fails this
 ** exercise only.
 */

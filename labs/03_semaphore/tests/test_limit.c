@@ -12,6 +12,13 @@
 ** TAAL_ETOOMANY, without suspending and without changing anything. A task
 ** woken with a permit that has not run yet is not waiting any more.
 **
+** The macros call a function, as TAAL_ACQUIRE calls taal__semaphore_acquire:
+**
+**   int taal__semaphore_acquire_limited(taal_semaphore *sem, size_t max_waiting);
+**
+** declared in taal.h next to it; the tests call it directly too, outside a
+** task (TAAL_ENOTASK, as any acquire) and with NULL (TAAL_EINVAL).
+**
 ** This file does not compile until the macros and the code exist: that
 ** fails this exercise only.
 */
