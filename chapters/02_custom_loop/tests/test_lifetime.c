@@ -12,6 +12,10 @@
 
 #include <math.h> /* NAN */
 #include <time.h>
+#ifdef _WIN32
+#define WIN32_LEAN_AND_MEAN
+#include <windows.h> /* Sleep: Windows has no nanosleep */
+#endif
 
 /* ---- helpers ----------------------------------------------------------------- */
 
@@ -833,8 +837,12 @@ static int blocker_body(taal_coro *self)
     blocker *f = (blocker *)self;
     TAAL_BEGIN(f);
     {
+#ifdef _WIN32
+        Sleep((DWORD)f->ms); /* time.sleep(): the pitfall debug mode finds */
+#else
         struct timespec pause = {0, f->ms * 1000000L};
         nanosleep(&pause, NULL); /* time.sleep(): the pitfall debug mode finds */
+#endif
     }
     TAAL_END();
 }
