@@ -101,14 +101,24 @@ void taal__block_put(taal_loop *loop, void *block, size_t size);
 #define TAAL__COLD
 #endif
 
+/* printf-style arguments, checked by gcc and clang. MinGW-w64's `printf`
+ * archetype is the Microsoft runtime's, which has no %zu; in standard C
+ * mode MinGW's printf is its own, which has, and <stdio.h> names the
+ * archetype that matches. */
+#if defined(__MINGW32__)
+#include <stdio.h>
+#define TAAL__PRINTF(string, first) \
+    __attribute__((format(__MINGW_PRINTF_FORMAT, string, first)))
+#elif defined(__GNUC__)
+#define TAAL__PRINTF(string, first) __attribute__((format(printf, string, first)))
+#else
+#define TAAL__PRINTF(string, first)
+#endif
+
 /* Reports (loop.c): printf-style, one line. `loop` may be NULL (a future
  * freed after its loop closed): the report then goes to stderr. */
 void taal__report(taal_loop *loop, taal_report_kind kind, taal_future *future, int status,
-                  const char *format, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 5, 6)))
-#endif
-    ;
+                  const char *format, ...) TAAL__PRINTF(5, 6);
 
 /* The loop running in this thread (loop.c), and its current task: read
  * directly on the hot paths of the await macros. */
