@@ -181,6 +181,20 @@ static void report(bool ok, const char *file, size_t line, const char *what)
 
 /* ---- running a program -------------------------------------------------- */
 
+/* A program's stdout on Windows is in text mode: every "\n" it prints
+ * arrives as "\r\n". The documented output is the same text, so a "\r"
+ * just before a "\n" is dropped before comparing; any other "\r" stays. */
+static void text_crlf_to_lf(text *t)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < t->len; i++)
+        if (!(t->data[i] == '\r' && i + 1 < t->len && t->data[i + 1] == '\n'))
+            t->data[kept++] = t->data[i];
+    t->len = kept;
+    if (t->data != NULL)
+        t->data[kept] = '\0';
+}
+
 typedef struct run_result {
     text out, err;
     int status; /* exit code, or 128 + signal */
@@ -265,6 +279,7 @@ static void run(char *const argv[], run_result *r)
     while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
         ;
     r->status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+    text_crlf_to_lf(&r->out);
 }
 
 /* ---- the checks ------------------------------------------------------- */
