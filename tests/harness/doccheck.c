@@ -49,16 +49,22 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
+#ifdef _WIN32 /* CreateProcess, a job object and temporary files */
+#define WIN32_LEAN_AND_MEAN
+#include <windows.h>
+#define strtok_r strtok_s /* the same function, by its Microsoft name */
+#else                     /* fork, pipes and poll */
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
+#endif
 
 enum { MAX_ARGS = 64 };
 
@@ -181,6 +187,20 @@ static void report(bool ok, const char *file, size_t line, const char *what)
 
 /* ---- running a program -------------------------------------------------- */
 
+/* A program's stdout on Windows is in text mode: every "\n" it prints
+ * arrives as "\r\n". The documented output is the same text, so a "\r"
+ * just before a "\n" is dropped before comparing; any other "\r" stays. */
+static void text_crlf_to_lf(text *t)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < t->len; i++)
+        if (!(t->data[i] == '\r' && i + 1 < t->len && t->data[i + 1] == '\n'))
+            t->data[kept++] = t->data[i];
+    t->len = kept;
+    if (t->data != NULL)
+        t->data[kept] = '\0';
+}
+
 typedef struct run_result {
     text out, err;
     int status; /* exit code, or 128 + signal */
@@ -188,6 +208,90 @@ typedef struct run_result {
     bool started;
 } run_result;
 
+#ifdef _WIN32
+/* Windows has no fork: the program is started with CreateProcess, in a job
+ * object (so that a time limit ends it and every process it started), its
+ * stdin the NUL device, stdout and stderr temporary files read when it
+ * ends. TAAL_CLOCK=virtual is set in doccheck's own environment, which
+ * every program inherits (main). */
+static HANDLE temporary_file(SECURITY_ATTRIBUTES *inherit)
+{
+    char dir[MAX_PATH], path[MAX_PATH];
+    if (GetTempPathA(sizeof dir, dir) == 0 || GetTempFileNameA(dir, "doc", 0, path) == 0)
+        return INVALID_HANDLE_VALUE;
+    return CreateFileA(path, GENERIC_READ | GENERIC_WRITE,
+                       FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, inherit,
+                       CREATE_ALWAYS,
+                       FILE_ATTRIBUTE_TEMPORARY | FILE_FLAG_DELETE_ON_CLOSE, NULL);
+}
+
+static void read_file(HANDLE file, text *t)
+{
+    char buf[4096];
+    DWORD n;
+    SetFilePointer(file, 0, NULL, FILE_BEGIN);
+    while (ReadFile(file, buf, sizeof buf, &n, NULL) && n > 0)
+        if (!text_append(t, buf, n))
+            return;
+}
+
+static void run(char *const argv[], run_result *r)
+{
+    *r = (run_result){.status = -1};
+    char command[8192]; /* each argument quoted: none of ours holds a quote */
+    size_t len = 0;
+    for (int i = 0; argv[i] != NULL; i++) {
+        int n = snprintf(command + len, sizeof command - len, "%s\"%s\"", i ? " " : "",
+                         argv[i]);
+        if (n < 0 || (size_t)n >= sizeof command - len)
+            return;
+        len += (size_t)n;
+    }
+    SECURITY_ATTRIBUTES inherit = {sizeof inherit, NULL, TRUE};
+    HANDLE in = CreateFileA("NUL", GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE,
+                            &inherit, OPEN_EXISTING, 0, NULL);
+    HANDLE out = temporary_file(&inherit), err = temporary_file(&inherit);
+    HANDLE job = CreateJobObjectA(NULL, NULL);
+    STARTUPINFOA si = {.cb = sizeof si,
+                       .dwFlags = STARTF_USESTDHANDLES,
+                       .hStdInput = in,
+                       .hStdOutput = out,
+                       .hStdError = err};
+    PROCESS_INFORMATION pi;
+    fflush(stdout);
+    if (in != INVALID_HANDLE_VALUE && out != INVALID_HANDLE_VALUE &&
+        err != INVALID_HANDLE_VALUE && job != NULL &&
+        CreateProcessA(NULL, command, NULL, NULL, TRUE, CREATE_SUSPENDED, NULL, NULL, &si,
+                       &pi)) {
+        r->started = true;
+        AssignProcessToJobObject(job, pi.hProcess);
+        ResumeThread(pi.hThread);
+        DWORD limit = (DWORD)(opt.timeout * 1000);
+        if (WaitForSingleObject(pi.hProcess, limit) == WAIT_TIMEOUT) {
+            r->timed_out = true;
+            TerminateJobObject(job, 137);
+            WaitForSingleObject(pi.hProcess, INFINITE);
+        }
+        DWORD code = 0;
+        GetExitCodeProcess(pi.hProcess, &code);
+        r->status = (int)code;
+        CloseHandle(pi.hThread);
+        CloseHandle(pi.hProcess);
+        read_file(out, &r->out);
+        read_file(err, &r->err);
+    } else {
+        fprintf(stderr, "doccheck: cannot run %s (error %lu)\n", argv[0],
+                (unsigned long)GetLastError());
+    }
+    HANDLE handles[] = {in, out, err};
+    for (int i = 0; i < 3; i++)
+        if (handles[i] != INVALID_HANDLE_VALUE)
+            CloseHandle(handles[i]);
+    if (job != NULL)
+        CloseHandle(job);
+    text_crlf_to_lf(&r->out);
+}
+#else
 static double now_seconds(void)
 {
     struct timespec ts;
@@ -265,7 +369,9 @@ static void run(char *const argv[], run_result *r)
     while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
         ;
     r->status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+    text_crlf_to_lf(&r->out);
 }
+#endif
 
 /* ---- the checks ------------------------------------------------------- */
 
@@ -653,6 +759,9 @@ static int usage(const char *why)
 
 int main(int argc, char **argv)
 {
+#ifdef _WIN32
+    SetEnvironmentVariableA("TAAL_CLOCK", "virtual"); /* inherited by every program run */
+#endif
     int first_file = argc;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];

@@ -28,6 +28,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Setting and removing an environment variable the portable way. setenv
+ * and unsetenv are POSIX (a test file that uses them defines
+ * _POSIX_C_SOURCE before any #include); Windows has _putenv_s instead,
+ * where an empty value removes the variable. */
+#ifdef _WIN32
+#define TAAL_SETENV(name, value) _putenv_s(name, value)
+#define TAAL_UNSETENV(name) _putenv_s(name, "")
+#else
+#define TAAL_SETENV(name, value) setenv(name, value, 1)
+#define TAAL_UNSETENV(name) unsetenv(name)
+#endif
+
 typedef struct taal_test {
     const char *name;
     void (*fn)(void);

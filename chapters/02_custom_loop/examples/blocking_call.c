@@ -13,6 +13,10 @@
 
 #include <stdio.h>
 #include <time.h>
+#ifdef _WIN32
+#define WIN32_LEAN_AND_MEAN
+#include <windows.h>
+#endif
 
 typedef struct ticker {
     taal_coro co;
@@ -41,8 +45,12 @@ static int worker_body(taal_coro *self)
     TAAL_BEGIN(f);
     if (f->blocking) {
         puts("worker: time.sleep(0.25) holds the thread, and the loop with it");
+#ifdef _WIN32
+        Sleep(250); /* Windows has no nanosleep */
+#else
         struct timespec quarter = {0, 250000000};
         nanosleep(&quarter, NULL);
+#endif
     } else {
         puts("worker: await asyncio.sleep(0.25) gives the loop back");
         TAAL_SLEEP(0.25);

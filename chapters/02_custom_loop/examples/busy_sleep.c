@@ -30,6 +30,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#ifdef _WIN32
+#define WIN32_LEAN_AND_MEAN
+#include <windows.h> /* GetTickCount64: Windows has no clock_gettime */
+#endif
 
 /* The seed's time.time(). Under TAAL_CLOCK=virtual the loop never idles
  * here, so virtual time would never move: instead each reading counts as
@@ -41,9 +45,13 @@ static double seed_time(void)
     const char *clock = getenv("TAAL_CLOCK");
     if (clock != NULL && strcmp(clock, "virtual") == 0)
         return (double)clock_reads / 1000.0;
+#ifdef _WIN32
+    return (double)GetTickCount64() / 1000.0; /* milliseconds since Windows started */
+#else
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+#endif
 }
 
 typedef struct sleep_handle {

@@ -2,7 +2,7 @@
 ** test_future.c -- chapter 02's unit tests: futures, tasks, gather, wait,
 ** and the reports of errors nobody retrieved and tasks left pending.
 */
-#define _POSIX_C_SOURCE 200809L /* setenv */
+#define _POSIX_C_SOURCE 200809L /* setenv (TAAL_SETENV) */
 
 #include "support.h"
 
@@ -712,7 +712,7 @@ TEST(stopping_before_the_future_completes_is_reported)
 
 TEST(taal_run_runs_a_coroutine_to_the_end_on_a_loop_of_its_own)
 {
-    setenv("TAAL_CLOCK", "virtual", 1); /* taal_run reads the environment */
+    TAAL_SETENV("TAAL_CLOCK", "virtual"); /* taal_run reads the environment */
     valued ok = {.delay = 3600, .value = "an hour later"};
     valued bad = {.error = TAAL_EUSER - 5};
     void *result = NULL;
@@ -723,7 +723,7 @@ TEST(taal_run_runs_a_coroutine_to_the_end_on_a_loop_of_its_own)
              TAAL_OK); /* zeroed */
     CHECK_EQ(taal_run(NULL, NULL, sizeof(valued), NULL, NULL), TAAL_EINVAL);
     CHECK_EQ(taal_run(valued_body, NULL, 1, NULL, NULL), TAAL_EINVAL);
-    unsetenv("TAAL_CLOCK");
+    TAAL_UNSETENV("TAAL_CLOCK");
 }
 
 /* ---- regressions found by review ------------------------------------------------- */

@@ -2,7 +2,7 @@
 ** test_loop.c -- chapter 02's unit tests: the loop, the ready queue, the
 ** timer heap and the clock.
 */
-#define _POSIX_C_SOURCE 200809L /* setenv */
+#define _POSIX_C_SOURCE 200809L /* setenv (TAAL_SETENV) */
 
 #include "support.h"
 
@@ -326,16 +326,16 @@ TEST(the_virtual_clock_starts_at_zero_and_moves_only_when_idle)
 TEST(the_environment_chooses_the_clock)
 {
     taal_loop loop;
-    setenv("TAAL_CLOCK", "virtual", 1);
+    TAAL_SETENV("TAAL_CLOCK", "virtual");
     CHECK_EQ(taal_loop_init(&loop, NULL), TAAL_OK);
     CHECK(loop.virtual_clock);
     taal_loop_close(&loop);
-    setenv("TAAL_CLOCK", "monotonic", 1);
+    TAAL_SETENV("TAAL_CLOCK", "monotonic");
     CHECK_EQ(taal_loop_init(&loop, NULL), TAAL_OK);
     CHECK(!loop.virtual_clock);
     CHECK(taal_loop_time(&loop) > 0.0); /* the monotonic clock */
     taal_loop_close(&loop);
-    unsetenv("TAAL_CLOCK");
+    TAAL_UNSETENV("TAAL_CLOCK");
     CHECK_EQ(taal_loop_init(&loop, NULL), TAAL_OK); /* unset: the real clock */
     CHECK(!loop.virtual_clock);
     taal_loop_close(&loop);
@@ -346,15 +346,15 @@ TEST(an_unknown_clock_in_the_environment_is_refused_and_reported)
     taal_loop loop;
     taal_loop_options options = {.report = collect_report};
     reports[0] = '\0';
-    setenv("TAAL_CLOCK", "VIRTUAL", 1); /* a typo must not mean "real" */
+    TAAL_SETENV("TAAL_CLOCK", "VIRTUAL"); /* a typo must not mean "real" */
     CHECK_EQ(taal_loop_init(&loop, &options), TAAL_EINVAL);
-    unsetenv("TAAL_CLOCK");
+    TAAL_UNSETENV("TAAL_CLOCK");
     CHECK_STR(reports,
               "TAAL_CLOCK=VIRTUAL is not a clock: use \"virtual\" or \"monotonic\"\n");
     reports[0] = '\0';
-    setenv("TAAL_DEBUG", "yes", 1);
+    TAAL_SETENV("TAAL_DEBUG", "yes");
     CHECK_EQ(taal_loop_init(&loop, &options), TAAL_EINVAL);
-    unsetenv("TAAL_DEBUG");
+    TAAL_UNSETENV("TAAL_DEBUG");
     CHECK_STR(reports, "TAAL_DEBUG=yes is not understood: use 1 or 0\n");
 }
 
@@ -371,7 +371,7 @@ static void set_flag(void *data)
 TEST(the_real_clock_sleeps_until_the_deadline_and_no_less)
 {
     taal_loop loop;
-    unsetenv("TAAL_CLOCK");
+    TAAL_UNSETENV("TAAL_CLOCK");
     CHECK_EQ(taal_loop_init(&loop, NULL), TAAL_OK);
     bool due = false;
     taal_timer timer = {0};

@@ -27,6 +27,7 @@
 */
 #include "taal.h"
 
+#include <stdint.h> /* intptr_t: a number in a pointer, on every platform */
 #include <stdio.h>
 
 enum { JOBS = 6, CONSUMERS = 2 };
@@ -46,13 +47,14 @@ typedef struct producer {
     long job;
 } producer;
 
-/* Jobs are numbers carried in the queue's pointers; NULL means "no more". */
+/* Jobs are numbers carried in the queue's pointers; NULL means "no more".
+ * Through intptr_t, since a long is narrower than a pointer on 64-bit Windows. */
 static int producer_body(taal_coro *self)
 {
     producer *f = (producer *)self;
     TAAL_BEGIN(f);
     for (f->job = 1; f->job <= JOBS; f->job++) {
-        TAAL_QUEUE_PUT(f->q, (void *)f->job);
+        TAAL_QUEUE_PUT(f->q, (void *)(intptr_t)f->job);
         printf("%.1f s: put job %ld (queue holds %zu)\n", now(), f->job,
                taal_queue_qsize(f->q));
     }
@@ -79,7 +81,7 @@ static int consumer_body(taal_coro *self)
             taal_queue_task_done(f->q);
             TAAL_RETURN();
         }
-        printf("%.1f s: %s starts job %ld\n", now(), f->name, (long)f->job);
+        printf("%.1f s: %s starts job %ld\n", now(), f->name, (long)(intptr_t)f->job);
         TAAL_SLEEP(f->seconds);
         taal_queue_task_done(f->q);
     }

@@ -21,6 +21,14 @@
 #include <string.h>
 #include <time.h>
 
+#ifdef _WIN32
+/* The clock and the sleep on Windows, which has neither clock_gettime nor
+ * nanosleep (MinGW-w64 has them only in its winpthread library, MSVC not
+ * at all): see taal__monotonic_ns() and sleep_until(). */
+#define WIN32_LEAN_AND_MEAN
+#include <windows.h>
+#endif
+
 /* ---- memory ------------------------------------------------------------- */
 
 static taal_allocator allocator = {malloc, realloc, free};
@@ -185,13 +193,23 @@ void taal__report(taal_loop *loop, taal_report_kind kind, taal_future *future, i
 ** Time is kept in 64-bit nanoseconds: 292 years before it overflows, where
 ** 32 bits of milliseconds would wrap in 49 days (a bug Redis's ae.c once
 ** had). The real clock is CLOCK_MONOTONIC, which never jumps when the
-** wall-clock time is changed.
+** wall-clock time is changed; on Windows it is the performance counter,
+** monotonic too, which counts QueryPerformanceFrequency() ticks a second
+** (10 MHz on current Windows), converted here without overflowing.
 */
 int64_t taal__monotonic_ns(void)
 {
+#ifdef _WIN32
+    LARGE_INTEGER hz, count;
+    QueryPerformanceFrequency(&hz);
+    QueryPerformanceCounter(&count);
+    return (int64_t)(count.QuadPart / hz.QuadPart * 1000000000 +
+                     count.QuadPart % hz.QuadPart * 1000000000 / hz.QuadPart);
+#else
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+#endif
 }
 
 int64_t taal__now(taal_loop *loop)
@@ -243,7 +261,10 @@ static int64_t add_saturating(int64_t a, int64_t b)
  * clock just jumps there; the real one sleeps in the kernel, on an absolute
  * deadline so that a signal (EINTR) cannot make it sleep too long. Where
  * there is no clock_nanosleep (macOS), nanosleep sleeps for what is left,
- * and the clock is read again after every wake, early or not. */
+ * and the clock is read again after every wake, early or not. Windows
+ * does the same with a high-resolution waitable timer (Windows 10 1803 and
+ * later), or else Sleep(), whose milliseconds the system rounds up to its
+ * tick (15.6 ms unless a program asked for finer). */
 static void sleep_until(taal_loop *loop, int64_t deadline)
 {
     if (loop->virtual_clock) {
@@ -251,7 +272,25 @@ static void sleep_until(taal_loop *loop, int64_t deadline)
             loop->now = deadline;
         return;
     }
-#ifdef TAAL_HAVE_CLOCK_NANOSLEEP
+#if defined(_WIN32)
+#ifndef CREATE_WAITABLE_TIMER_HIGH_RESOLUTION
+#define CREATE_WAITABLE_TIMER_HIGH_RESOLUTION 0x2
+#endif
+    HANDLE timer = CreateWaitableTimerExW(
+        NULL, NULL, CREATE_WAITABLE_TIMER_HIGH_RESOLUTION, TIMER_ALL_ACCESS);
+    for (int64_t left; (left = deadline - taal__monotonic_ns()) > 0;) {
+        if (left > 3600 * (int64_t)1000000000) /* a long wait, an hour at a time */
+            left = 3600 * (int64_t)1000000000;
+        LARGE_INTEGER due; /* negative: relative, in units of 100 ns */
+        due.QuadPart = -((left + 99) / 100);
+        if (timer != NULL && SetWaitableTimer(timer, &due, 0, NULL, NULL, FALSE))
+            WaitForSingleObject(timer, INFINITE);
+        else
+            Sleep((DWORD)((left + 999999) / 1000000));
+    }
+    if (timer != NULL)
+        CloseHandle(timer);
+#elif defined(TAAL_HAVE_CLOCK_NANOSLEEP)
     struct timespec ts = {(time_t)(deadline / 1000000000), (long)(deadline % 1000000000)};
     while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
         ;
