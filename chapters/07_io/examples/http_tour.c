@@ -34,14 +34,15 @@
 
 /* ---- the server: a tiny JSON API ----------------------------------------- */
 
-/* What the API keeps: the names of the items made, by id from 42. */
+/* What the API keeps: the names of the items made, by id from 42. Its
+ * handlers find it in their route's handler_data. */
 enum { FIRST_ID = 42, MAX_ITEMS = 8, MAX_NAME = 32 };
 typedef struct item_store {
     char names[MAX_ITEMS][MAX_NAME];
     int count;
 } item_store;
 
-static item_store items;
+static item_store store;
 
 /* The one field this API reads from a JSON body: "name", a string. No JSON
  * library: it finds "name", a colon (spaces around it allowed) and a
@@ -81,48 +82,59 @@ static int answer(taal_http_response *res, int status, const char *json)
     return st;
 }
 
-/* Answers with the item @p id as JSON. */
-static int answer_item(taal_http_response *res, int status, int id)
+/* Answers with the item @p id of @p items as JSON. */
+static int answer_item(taal_http_response *res, int status, const item_store *items,
+                       int id)
 {
     char json[96];
     snprintf(json, sizeof json, "{\"id\": %d, \"name\": \"%s\"}", id,
-             items.names[id - FIRST_ID]);
+             items->names[id - FIRST_ID]);
     return answer(res, status, json);
 }
 
-/* POST /api/items: a JSON body with a name makes an item. */
-static int create_item(const taal_http_server_request *req, taal_http_response *res)
+/* Is the media type @p type JSON ("application/json", any case, perhaps
+ * with parameters such as "; charset=utf-8")? */
+static bool is_json(const char *type)
 {
-    const char *type = taal_http_server_request_header(req, "content-type");
+    static const char json[] = "application/json";
+    return type != NULL && strncasecmp(type, json, sizeof json - 1) == 0 &&
+           strchr("; \t", type[sizeof json - 1]) != NULL; /* also '\0' */
+}
+
+/* POST /api/items: a JSON body with a name makes an item. */
+static int create_item(const taal_http_server_request *req, taal_http_response *res,
+                       item_store *items)
+{
     char name[MAX_NAME], location[32];
-    int id = FIRST_ID + items.count, st;
-    if (type == NULL || strncasecmp(type, "application/json", 16) != 0)
+    int id = FIRST_ID + items->count, st;
+    if (!is_json(taal_http_server_request_header(req, "content-type")))
         return answer(res, 415, "{\"error\": \"the body must be JSON\"}");
     if (!json_name(req->body, name, sizeof name))
         return answer(res, 400, "{\"error\": \"expected {\\\"name\\\": \\\"...\\\"}\"}");
-    if (items.count == MAX_ITEMS)
+    if (items->count == MAX_ITEMS)
         return answer(res, 507, "{\"error\": \"no room for another item\"}");
-    snprintf(items.names[items.count], MAX_NAME, "%s", name);
+    snprintf(items->names[items->count], MAX_NAME, "%s", name);
     snprintf(location, sizeof location, "/api/items/%d", id);
     st = taal_http_response_header(res, "Location", location);
     if (st == TAAL_OK)
-        st = answer_item(res, 201, id);
+        st = answer_item(res, 201, items, id);
     if (st == TAAL_OK)
-        items.count++; /* kept only if it could be answered */
+        items->count++; /* kept only if it could be answered */
     return st;
 }
 
 /* GET /api/items/<id>: the item, if there is one by that id. */
-static int read_item(const taal_http_server_request *req, taal_http_response *res)
+static int read_item(const taal_http_server_request *req, taal_http_response *res,
+                     const item_store *items)
 {
     const char *digits = req->path + strlen("/api/items/");
     int id = 0;
     for (const char *d = digits; *d >= '0' && *d <= '9' && id < 1000000; d++)
         id = id * 10 + (*d - '0');
     if (*digits == '\0' || strspn(digits, "0123456789") != strlen(digits) ||
-        id < FIRST_ID || id >= FIRST_ID + items.count)
+        id < FIRST_ID || id >= FIRST_ID + items->count)
         return answer(res, 404, "{\"error\": \"no such item\"}");
-    return answer_item(res, 200, id);
+    return answer_item(res, 200, items, id);
 }
 
 /* The handlers: coroutines whose frame begins with a taal_http_handler.
@@ -133,7 +145,7 @@ static int create_item_body(taal_coro *self)
     taal_http_handler *h = (taal_http_handler *)self;
     int st;
     TAAL_BEGIN(h);
-    st = create_item(h->request, h->response);
+    st = create_item(h->request, h->response, h->data);
     if (st != TAAL_OK)
         TAAL_FAIL(st); /* the server answers 500 */
     TAAL_END();
@@ -144,7 +156,7 @@ static int read_item_body(taal_coro *self)
     taal_http_handler *h = (taal_http_handler *)self;
     int st;
     TAAL_BEGIN(h);
-    st = read_item(h->request, h->response);
+    st = read_item(h->request, h->response, h->data);
     if (st != TAAL_OK)
         TAAL_FAIL(st);
     TAAL_END();
@@ -157,8 +169,14 @@ enum { BIG_REPEAT = 65536 }; /* 64 bytes, 65,536 times: 4 MiB */
 static const char *const moved[] = {"Location", "/api/items/42", NULL};
 
 static const taal_http_route routes[] = {
-    {.path = "/api/items", .methods = TAAL_HTTP_POST, .handler = create_item_body},
-    {.path = "/api/items/", .prefix = true, .handler = read_item_body},
+    {.path = "/api/items",
+     .methods = TAAL_HTTP_POST,
+     .handler = create_item_body,
+     .handler_data = &store},
+    {.path = "/api/items/",
+     .prefix = true,
+     .handler = read_item_body,
+     .handler_data = &store},
     {.path = "/old", .status = 301, .headers = moved, .body = "moved\n"},
     {.path = "/big", .status = 200, .body = big_line, .repeat = BIG_REPEAT},
 };
