@@ -44,6 +44,7 @@
 #include "internal.h"
 #include "taal_http.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -236,13 +237,26 @@ static bool is_token(const char *text)
     return true;
 }
 
+/* Zeroes the @p size bytes of a coroutine's struct at @p frame, all but
+ * its header (a taal_coro, first): an init may be called again on a struct
+ * in a task's frame (a second request, a read per piece), and the header's
+ * link on the task's list of coroutines (chapter 06's "never awaited") must
+ * stay for taal_coro_init() to find; cleared, it cut the list, and the task
+ * reported a misuse each time. taal_coro_init() resets the rest of it. */
+static void clear_after_header(void *frame, size_t size)
+{
+    memset((char *)frame + sizeof(taal_coro), 0, size - sizeof(taal_coro));
+}
+_Static_assert(offsetof(taal_http_get, co) == 0, "a request's header comes first");
+_Static_assert(offsetof(taal_http_read, co) == 0, "a read's header comes first");
+
 int taal_http_request_init(taal_http_request *req, taal_http_session *session,
                            const char *method, const char *url)
 {
     if (req == NULL || session == NULL || url == NULL || !is_token(method) ||
         strlen(method) >= sizeof req->method)
         return TAAL_EINVAL;
-    memset(req, 0, sizeof *req);
+    clear_after_header(req, sizeof *req);
     taal_coro_init(&req->co, get_body);
     req->session = session;
     req->url = url;
@@ -1062,7 +1076,7 @@ int taal_http_read_init(taal_http_read *rd, taal_http_request *req)
 {
     if (rd == NULL || req == NULL)
         return TAAL_EINVAL;
-    memset(rd, 0, sizeof *rd);
+    clear_after_header(rd, sizeof *rd);
     taal_coro_init(&rd->co, read_body);
     rd->req = req;
     return TAAL_OK;

@@ -990,6 +990,24 @@ TEST(a_streamed_body_freed_before_its_end_takes_its_connection_down)
     CHECK_EQ(accepted, 2);
 }
 
+/* A request, and a read, initialised again in the same task's frame (a
+ * second request after the first, a read per piece), as every program
+ * that fetches twice or streams does: the init once cleared the whole
+ * struct, header too, which cut the task's list of coroutines (chapter
+ * 06's "never awaited") and made it report a misuse, once per piece. */
+TEST(a_request_and_a_read_initialised_again_in_a_task_report_nothing)
+{
+    taal_http_site site = {.routes = eight, .count = 3};
+    streamer t = {.path = "/8m"};
+    size_t accepted;
+    run_streamer(&t, &site, &accepted);
+    CHECK_EQ(t.st, TAAL_OK);
+    CHECK(t.ended);
+    CHECK(t.pieces > 1);
+    CHECK_EQ(t.next_st, TAAL_OK);
+    CHECK_STR(reports, "");
+}
+
 /* ---- the session as an async context manager (chapter 06's async with) ---- */
 
 typedef struct with_test {
@@ -1137,6 +1155,7 @@ static const taal_test tests[] = {
     TEST_ENTRY(get_and_head_follow_redirects_up_to_the_sessions_bound),
     TEST_ENTRY(a_large_body_streams_in_bounded_pieces_with_back_pressure),
     TEST_ENTRY(a_streamed_body_freed_before_its_end_takes_its_connection_down),
+    TEST_ENTRY(a_request_and_a_read_initialised_again_in_a_task_report_nothing),
     TEST_ENTRY(a_session_is_an_async_context_manager_open_inside_its_block_closed_after),
     TEST_ENTRY(a_failing_block_still_closes_the_session_and_keeps_its_error),
     TEST_ENTRY(a_sessions_exit_cancels_a_request_still_waiting_and_closes),
