@@ -72,8 +72,6 @@
  *  @{
  */
 
-/** How many hosts one session can know. */
-#define TAAL_HTTP_MAX_HOSTS 8
 /** The longest request head (request line and header fields) a request
  *  may have: 8 KiB, the line bound of nginx and Apache. A longer one (a
  *  long URL, many headers) is refused with TAAL_EINVAL. */
@@ -127,28 +125,29 @@ typedef struct taal_http_host {
 /** A client session: aiohttp.ClientSession. Caller storage, in a task's
  *  frame. */
 typedef struct taal_http_session {
-    taal_loop *loop;                           /**< the loop it runs on */
-    taal_http_host hosts[TAAL_HTTP_MAX_HOSTS]; /**< the hosts it knows */
-    size_t host_count;                         /**< how many */
-    http_limits limits;                        /**< bounds on every response (the
-                                                    parser's defaults, with max_body
-                                                    TAAL_HTTP_MAX_BODY); change them
-                                                    at any time: each response is
-                                                    parsed under them as they are
-                                                    when it starts. Invalid ones
-                                                    (http_parser_init() refuses
-                                                    them) fail it with TAAL_EINVAL */
-    unsigned pipeline;                         /**< the most requests in flight on
-                                                    one connection: 1 (the default;
-                                                    0 counts as 1) sends one at a
-                                                    time, as aiohttp; more
-                                                    pipelines (see the top of
-                                                    this file). Read as each
-                                                    request is written */
-    unsigned max_redirects;                    /**< redirects a GET or HEAD follows
-                                                    [TAAL_HTTP_MAX_REDIRECTS]; 0:
-                                                    none */
-    bool open;                                 /**< between open and close */
+    taal_loop *loop;                /**< the loop it runs on */
+    taal_http_host **hosts;         /**< the hosts it knows, each allocated once */
+    size_t host_count;              /**< how many */
+    size_t host_cap;                /**< the room in hosts */
+    http_limits limits;             /**< bounds on every response (the
+                                         parser's defaults, with max_body
+                                         TAAL_HTTP_MAX_BODY); change them
+                                         at any time: each response is
+                                         parsed under them as they are
+                                         when it starts. Invalid ones
+                                         (http_parser_init() refuses
+                                         them) fail it with TAAL_EINVAL */
+    unsigned pipeline;              /**< the most requests in flight on
+                                         one connection: 1 (the default;
+                                         0 counts as 1) sends one at a
+                                         time, as aiohttp; more
+                                         pipelines (see the top of
+                                         this file). Read as each
+                                         request is written */
+    unsigned max_redirects;         /**< redirects a GET or HEAD follows
+                                         [TAAL_HTTP_MAX_REDIRECTS]; 0:
+                                         none */
+    bool open;                      /**< between open and close */
     bool closing;                   /**< its `async with` exit is ending its requests */
     struct taal_http_get *requests; /**< the requests in progress */
     taal_event idle;                /**< set when the last of them has ended */
@@ -163,8 +162,9 @@ int taal_http_session_open(taal_http_session *session);
  *  port if they give one) is at the numeric @p address and @p port. URLs
  *  find it ignoring ASCII case, and ":80" is the same as no port.
  *  TAAL_EINVAL (too long, NULL, empty, a byte a host name cannot have:
- *  a control byte, space, '/', '?', '#', '@'; a bad port), TAAL_EFULL (no
- *  room: at most TAAL_HTTP_MAX_HOSTS), TAAL_EBUSY (already known). */
+ *  a control byte, space, '/', '?', '#', '@'; a bad port), TAAL_EBUSY
+ *  (already known), TAAL_ENOMEM. A session knows as many hosts as memory
+ *  allows; each is looked up by a walk of them all. */
 int taal_http_session_map(taal_http_session *session, const char *name,
                           const char *address, int port);
 

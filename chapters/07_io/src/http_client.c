@@ -93,7 +93,7 @@ static taal_http_host *find_host(taal_http_session *session, const char *name, s
 {
     len = host_key(name, len);
     for (size_t i = 0; i < session->host_count; i++) {
-        taal_http_host *h = &session->hosts[i];
+        taal_http_host *h = session->hosts[i];
         size_t hl = host_key(h->name, strlen(h->name)), k = 0;
         while (k < len && k < hl &&
                lower((unsigned char)name[k]) == lower((unsigned char)h->name[k]))
@@ -120,14 +120,26 @@ int taal_http_session_map(taal_http_session *session, const char *name,
                           const char *address, int port)
 {
     if (session == NULL || !session->open || name == NULL || address == NULL ||
-        !host_name_ok(name) || strlen(name) >= sizeof session->hosts[0].name ||
-        strlen(address) >= sizeof session->hosts[0].address || port < 1 || port > 65535)
+        !host_name_ok(name) || strlen(name) >= sizeof((taal_http_host *)0)->name ||
+        strlen(address) >= sizeof((taal_http_host *)0)->address || port < 1 ||
+        port > 65535)
         return TAAL_EINVAL;
     if (find_host(session, name, strlen(name)) != NULL)
         return TAAL_EBUSY;
-    if (session->host_count == TAAL_HTTP_MAX_HOSTS)
-        return TAAL_EFULL;
-    taal_http_host *h = &session->hosts[session->host_count];
+    /* Each host is an allocation of its own, which never moves: requests
+     * point at it, and its event and lock are linked to by their waiters.
+     * Only the array of pointers grows, by doubling. */
+    if (session->host_count == session->host_cap) {
+        size_t cap = session->host_cap ? 2 * session->host_cap : 4;
+        taal_http_host **hosts = taal__realloc(session->hosts, cap * sizeof *hosts);
+        if (hosts == NULL)
+            return TAAL_ENOMEM;
+        session->hosts = hosts;
+        session->host_cap = cap;
+    }
+    taal_http_host *h = taal__alloc(sizeof *h);
+    if (h == NULL)
+        return TAAL_ENOMEM;
     memset(h, 0, sizeof *h);
     snprintf(h->name, sizeof h->name, "%s", name);
     snprintf(h->address, sizeof h->address, "%s", address);
@@ -139,9 +151,12 @@ int taal_http_session_map(taal_http_session *session, const char *name,
         rc = taal_lock_init(&h->turn, session->loop, h->name);
     if (rc == TAAL_OK)
         rc = http_parser_init(&h->parser, HTTP_RESPONSE, &session->limits);
-    if (rc == TAAL_OK)
-        session->host_count++;
-    return rc == HTTP_OK ? TAAL_OK : TAAL_EINVAL;
+    if (rc != HTTP_OK) {
+        taal__free(h);
+        return TAAL_EINVAL;
+    }
+    session->hosts[session->host_count++] = h;
+    return TAAL_OK;
 }
 
 /* The connection is given up: closed at once, and every request sent on it
@@ -163,21 +178,24 @@ int taal_http_session_close(taal_http_session *session)
     if (!session->open)
         return TAAL_OK;
     for (size_t i = 0; i < session->host_count; i++) {
-        taal_http_host *h = &session->hosts[i];
+        taal_http_host *h = session->hosts[i];
         if (h->connecting || taal_lock_locked(&h->turn))
             return TAAL_EBUSY;
     }
     if (session->requests != NULL)
         return TAAL_EBUSY;
     for (size_t i = 0; i < session->host_count; i++) {
-        taal_http_host *h = &session->hosts[i];
+        taal_http_host *h = session->hosts[i];
         if (h->stream != NULL)
             taal_stream_close(h->stream); /* polite: what it wrote still goes */
-        h->stream = NULL;
         taal_lock_destroy(&h->turn);
         taal_event_destroy(&h->room);
         taal_event_destroy(&h->connected);
+        taal__free(h);
     }
+    taal__free(session->hosts);
+    session->hosts = NULL;
+    session->host_count = session->host_cap = 0;
     taal_event_destroy(&session->idle);
     session->open = false;
     session->closing = false;

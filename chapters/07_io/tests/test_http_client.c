@@ -196,7 +196,7 @@ static int broken_write_body(taal_coro *self)
     /* The first request waits for its answer, due at 2 s. Its connection
      * can no longer send: the next write fails with EPIPE, as it does once
      * the server has closed and reset. */
-    shutdown(f->session.hosts[0].stream->io.fd, SHUT_WR);
+    shutdown(f->session.hosts[0]->stream->io.fd, SHUT_WR);
     taal_task_create(taal_running_loop(), one_get_body,
                      &(one_get){.session = &f->session, .url = "http://t.example/other"},
                      sizeof(one_get), NULL, &f->tasks[1]);
@@ -494,6 +494,68 @@ TEST(a_failed_request_has_no_status_and_the_sessions_limits_are_read_per_respons
     CHECK_EQ(t->st[1], TAAL_OK);
     CHECK_EQ(t->code[1], 200);
     CHECK_EQ(t->len[1], 5);
+    taal_task_release(task);
+    taal_server_release(server);
+    for (int i = 0; i < 50 && live_objects(&loop) > 0; i++)
+        taal_run_once(&loop);
+    CHECK_EQ(live_objects(&loop), 0);
+    taal_loop_close(&loop);
+    CHECK_EQ(open_fds(), fds);
+}
+
+/* A session knows as many hosts as memory allows (it once stopped at 8,
+ * with TAAL_EFULL): 100 names, all at the raw server, each reachable by
+ * its own name, and every host freed by the close (ASan, valgrind). */
+typedef struct many_hosts {
+    taal_coro co;
+    int port;
+    taal_http_session session;
+    taal_http_get get;
+    int map_failed, i, st[3], code[3];
+    char url[64];
+} many_hosts;
+
+static int many_hosts_body(taal_coro *self)
+{
+    many_hosts *f = (many_hosts *)self;
+    TAAL_BEGIN(f);
+    taal_http_session_open(&f->session);
+    for (f->i = 0; f->i < 100; f->i++) {
+        char name[32];
+        snprintf(name, sizeof name, "h%d.example", f->i);
+        if (taal_http_session_map(&f->session, name, "127.0.0.1", f->port) != TAAL_OK)
+            f->map_failed++;
+    }
+    for (f->i = 0; f->i < 3; f->i++) {
+        snprintf(f->url, sizeof f->url, "http://H%d.example/ok",
+                 (int[]){0, 57, 99}[f->i]);
+        taal_http_get_init(&f->get, &f->session, f->url);
+        TAAL_AWAIT_STATUS(f->st[f->i], &f->get);
+        f->code[f->i] = f->get.status_code;
+        taal_http_get_free(&f->get);
+    }
+    taal_http_session_close(&f->session);
+    TAAL_END();
+}
+
+TEST(a_session_knows_a_hundred_hosts_and_frees_them_all)
+{
+    int fds = open_fds();
+    taal_loop loop;
+    open_loop(&loop);
+    taal_server *server = raw_server(&loop);
+    taal_task *task = NULL;
+    CHECK_EQ(taal_task_create(&loop, many_hosts_body, &(many_hosts){.port = server->port},
+                              sizeof(many_hosts), NULL, &task),
+             TAAL_OK);
+    CHECK_EQ(taal_run_until_complete(&loop, taal_task_future(task)), TAAL_OK);
+    many_hosts *t = taal_task_frame(task);
+    CHECK_EQ(t->map_failed, 0);
+    for (int i = 0; i < 3; i++) {
+        CHECK_EQ(t->st[i], TAAL_OK);
+        CHECK_EQ(t->code[i], 200);
+    }
+    CHECK(t->session.hosts == NULL && t->session.host_count == 0);
     taal_task_release(task);
     taal_server_release(server);
     for (int i = 0; i < 50 && live_objects(&loop) > 0; i++)
@@ -1143,6 +1205,7 @@ static const taal_test tests[] = {
     TEST_ENTRY(a_long_url_is_sent_whole_and_one_over_the_bound_is_refused),
     TEST_ENTRY(
         a_failed_request_has_no_status_and_the_sessions_limits_are_read_per_response),
+    TEST_ENTRY(a_session_knows_a_hundred_hosts_and_frees_them_all),
     TEST_ENTRY(a_request_has_a_method_headers_and_a_body),
     TEST_ENTRY(a_get_on_a_keep_alive_connection_the_server_closed_is_sent_again),
     TEST_ENTRY(five_gets_at_once_to_a_server_that_closes_after_each_response_all_succeed),
