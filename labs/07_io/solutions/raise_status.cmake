@@ -21,11 +21,9 @@ lab_edit(chapters/07_io/src/io.c REPLACE [[
     case TAAL_EHTTPSTATUS: return "HTTP error status";
 ]])
 lab_edit(chapters/07_io/include/taal_http.h REPLACE [[
-    bool open;                                 /**< between open and close */
-]] WITH [[
-    bool open;                                 /**< between open and close */
-    bool raise_for_status;                     /**< a status >= 400 is TAAL_EHTTPSTATUS */
-]])
+    bool open;]] WITH [[
+    bool raise_for_status; /**< a status >= 400 is TAAL_EHTTPSTATUS */
+    bool open;]])
 lab_edit(chapters/07_io/src/http_client.c REPLACE [[
     if (g->st != TAAL_OK) {
         g->status_code = 0; /* no response: no status, headers or body */
