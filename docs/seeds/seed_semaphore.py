@@ -3,7 +3,7 @@
 import asyncio
 
 class CustomSemaphore:
-    """The seed's semaphore, completed faithfully (seed-examples.md)."""
+    """The seed's semaphore, completed faithfully (chapter 03)."""
     def __init__(self, value=1):
         self._value = value
         self._waiters = []
