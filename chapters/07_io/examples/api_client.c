@@ -8,9 +8,9 @@
 ** fetches from it: four paths of api.example, one of which does not exist
 ** (404), and one URL of down.example, a port where nothing listens, so
 ** that the connection is refused. The names are the session's own table
-** (taal_http_session_map), never DNS. All five requests are in flight at
-** once: the four of api.example pipelined on the session's one connection
-** to it.
+** (taal_http_session_map), never DNS. All five requests start at once;
+** the four of api.example take turns on the session's one connection to
+** it (the session does not pipeline unless asked: session.pipeline).
 **
 ** The seed prints each line as its fetch finishes, in an order that
 ** depends on the network; this prints them in URL order once all are
