@@ -1,6 +1,6 @@
 # check_hindi.cmake -- keep the Hindi companion (docs/hi/, issue 23) true.
 #
-#   cmake -DROOT=<repo> [-DHI=<folder>] [-DCHECK=follows|terms|all]
+#   cmake -DROOT=<repo> [-DHI=<folder>] [-DCHECK=follows|terms|markup|all]
 #         [-DREFRESH=ON] [-DGLOSSARY=<file>] [-DFALLBACK_GLOSSARY=<file>]
 #         -P check_hindi.cmake
 #
@@ -31,7 +31,7 @@
 # seed's own Hindi) and `code spans` -- name a seed's wrong word in one.
 cmake_policy(VERSION 3.25)
 if(NOT DEFINED ROOT)
-  message(FATAL_ERROR "usage: cmake -DROOT=<repo> [-DHI=<folder>] [-DCHECK=follows|terms|all] "
+  message(FATAL_ERROR "usage: cmake -DROOT=<repo> [-DHI=<folder>] [-DCHECK=follows|terms|markup|all] "
                       "[-DREFRESH=ON] [-DGLOSSARY=<file>] -P check_hindi.cmake")
 endif()
 if(NOT DEFINED HI)
@@ -301,6 +301,70 @@ if((CHECK STREQUAL "terms" OR CHECK STREQUAL "all") AND NOT REFRESH)
     endforeach()
   endforeach()
   message(STATUS "terms: ${nbanned} banned variants from ${GLOSSARY}")
+endif()
+
+# ---- markup --------------------------------------------------------------------
+# What Doxygen 1.9 renders wrong without a warning, on every Hindi page:
+# - a paragraph with an odd number of double quotes (one in a `code span`
+#   counts: Doxygen sees it first; \" does not count): the
+#   lone one starts a verbatim run that swallows the rest of the paragraph,
+#   and every paragraph after it up to the next heading, links and code
+#   spans shown raw. Write “ ” (or &quot;) for a quote that is not closed.
+# - emphasis closed right before the danda, *शब्द*। or **शब्द**।: shown
+#   with its stars. Put the danda outside a space, or leave the stars out.
+if((CHECK STREQUAL "markup" OR CHECK STREQUAL "all") AND NOT REFRESH)
+  foreach(page IN LISTS pages)
+    shown("${page}" name)
+    read_lines("${page}" lines)
+    set(n 0)
+    set(fenced OFF)
+    set(odd "")
+    foreach(line IN LISTS lines)
+      math(EXPR n "${n} + 1")
+      if(line MATCHES "^ ? ? ?(```|~~~)")
+        if(fenced)
+          set(fenced OFF)
+        else()
+          set(fenced ON)
+        endif()
+        continue()
+      elseif(fenced)
+        continue()
+      endif()
+      if(line MATCHES "^[ >]*$" OR line MATCHES "^#+ ")
+        if(odd)
+          problem("${name}:${odd}: the paragraph from here has a lone double quote "
+              "(an odd number, one in a code span too): Doxygen shows the text after it "
+              "raw, to the next heading (write “ ” or &quot\\;)")
+        endif()
+        set(odd "")
+        continue()
+      endif()
+      # A quote in a `code span` counts too: Doxygen reads the quote first.
+      string(REGEX REPLACE "<!--.*-->" " " line "${line}")
+      string(REPLACE "\\\"" " " line "${line}")
+      string(REGEX MATCHALL "\"" quotes "${line}")
+      list(LENGTH quotes k)
+      math(EXPR k "${k} % 2")
+      if(k EQUAL 1)
+        if(odd)
+          set(odd "")
+        else()
+          set(odd ${n})
+        endif()
+      endif()
+      string(REGEX REPLACE "`[^`]*`" " " line "${line}")
+      if(line MATCHES "[*_]।")
+        problem("${name}:${n}: emphasis closed right before '।' is shown with its stars "
+                "by Doxygen: put a space before the danda")
+      endif()
+    endforeach()
+    if(odd)
+      problem("${name}:${odd}: the paragraph from here has a lone double quote "
+              "(an odd number, one in a code span too): Doxygen shows the text after it "
+              "raw, to the next heading (write “ ” or &quot\\;)")
+    endif()
+  endforeach()
 endif()
 
 if(nproblems GREATER 0)
