@@ -310,6 +310,7 @@ endif()
 #   lone one starts a verbatim run that swallows the rest of the paragraph,
 #   and every paragraph after it up to the next heading, links and code
 #   spans shown raw. Write “ ” (or &quot;) for a quote that is not closed.
+# - a link or a `code span` in a heading (title included): shown raw.
 # - emphasis closed right before the danda, *शब्द*। or **शब्द**।: shown
 #   with its stars. Put the danda outside a space, or leave the stars out.
 if((CHECK STREQUAL "markup" OR CHECK STREQUAL "all") AND NOT REFRESH)
@@ -330,6 +331,16 @@ if((CHECK STREQUAL "markup" OR CHECK STREQUAL "all") AND NOT REFRESH)
         continue()
       elseif(fenced)
         continue()
+      endif()
+      if(line MATCHES "^#+ ")
+        if(line MATCHES "${rbracket}\\(")
+          problem("${name}:${n}: a link in a heading is shown raw ('@ref ...') by Doxygen "
+                  "1.9: put it on a line of its own (after the follows marker)")
+        endif()
+        if(line MATCHES "`")
+          problem("${name}:${n}: a code span in a heading is shown as '<tt>...</tt>' by "
+                  "Doxygen 1.9: leave the backticks out")
+        endif()
       endif()
       if(line MATCHES "^[ >]*$" OR line MATCHES "^#+ ")
         if(odd)
