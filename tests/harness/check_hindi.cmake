@@ -310,6 +310,8 @@ endif()
 #   lone one starts a verbatim run that swallows the rest of the paragraph,
 #   and every paragraph after it up to the next heading, links and code
 #   spans shown raw. Write “ ” (or &quot;) for a quote that is not closed.
+# - a fenced code block without a check marker on the line above it: on a
+#   Hindi page every block is a checked quote or output (issue 23).
 # - a link or a `code span` in a heading (title included): shown raw.
 # - emphasis closed right before the danda, *शब्द*। or **शब्द**।: shown
 #   with its stars. Put the danda outside a space, or leave the stars out.
@@ -320,13 +322,21 @@ if((CHECK STREQUAL "markup" OR CHECK STREQUAL "all") AND NOT REFRESH)
     set(n 0)
     set(fenced OFF)
     set(odd "")
+    set(previous "")
     foreach(line IN LISTS lines)
       math(EXPR n "${n} + 1")
+      set(before "${previous}")
+      set(previous "${line}")
       if(line MATCHES "^ ? ? ?(```|~~~)")
         if(fenced)
           set(fenced OFF)
         else()
           set(fenced ON)
+          if(NOT before MATCHES "^<!-- check: ")
+            problem("${name}:${n}: a code block without a '<!-- check: quote PATH -->' or "
+                    "'<!-- check: output of PROGRAM -->' line right above it: every block on "
+                    "a Hindi page is checked (a seed's own Hindi goes in a '> ' blockquote)")
+          endif()
         endif()
         continue()
       elseif(fenced)
