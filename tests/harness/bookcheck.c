@@ -8,6 +8,9 @@
 **     ("]("), a command ("@section", "@subsection", "@ref", "@page",
 **     "\ref", an "autotoc_md" label), or a visible "-->" (a comment that
 **     lost its opening);
+**   - markup that Doxygen escaped instead of rendering ("&lt;tt&gt;",
+**     "&lt;a href", "&lt;em&gt;"), outside headings: a lone double quote
+**     made a verbatim run of the paragraphs after it;
 **   - a heading with an unbalanced double quote, or an H1 that appears twice
 **     on one page (an editorial note rendered as a section);
 **   - an internal link (href or src) to a page or file that is not there
@@ -195,6 +198,22 @@ static void prepare(page *p)
     }
 }
 
+/* Is offset `off` of `html` inside a heading (<h1> to <h6>)? */
+static bool in_heading(const char *html, size_t off)
+{
+    for (size_t i = off; i-- > 0;) {
+        if (html[i] != '<')
+            continue;
+        const char *t = html + i + 1;
+        bool closing = *t == '/';
+        if (closing)
+            t++;
+        if ((*t == 'h' || *t == 'H') && t[1] >= '1' && t[1] <= '6')
+            return !closing;
+    }
+    return false;
+}
+
 static void check_text(const page *p)
 {
     static const char *const raw[] = {
@@ -206,6 +225,22 @@ static void check_text(const page *p)
         while ((at = strstr(at, raw[i])) != NULL) {
             fail(p, (size_t)(at - p->text), "raw markup in the text: '%s'", raw[i]);
             at += strlen(raw[i]);
+        }
+    }
+    /* Markup Doxygen escaped instead of rendering: what a lone double quote
+     * does to the paragraphs after it (it starts a verbatim run that ends at
+     * the next double quote, however far), and gives no warning for. Headings
+     * are left out: there Doxygen 1.9 escapes a code span always. */
+    static const char *const escaped[] = {"&lt;tt&gt;", "&lt;a href", "&lt;em&gt;",
+                                          "&lt;strong&gt;"};
+    for (size_t i = 0; i < sizeof escaped / sizeof escaped[0]; i++) {
+        const char *at = p->text;
+        while ((at = strstr(at, escaped[i])) != NULL) {
+            size_t off = (size_t)(at - p->text);
+            if (!in_heading(p->html, off))
+                fail(p, off, "escaped markup in the text (a lone '\"' before it?): '%s'",
+                     escaped[i]);
+            at += strlen(escaped[i]);
         }
     }
 }
