@@ -49,13 +49,17 @@ if(NOT EXISTS "${GLOSSARY}" AND DEFINED FALLBACK_GLOSSARY)
 endif()
 
 # A page is read as a CMake list of its lines. ";" and "[" "]" mean
-# something in a list, so they stand in as control characters until a
-# line is written back or hashed.
+# something in a list, and a backslash at a line's end would escape the
+# ";" that ends the line (joining it to the next: a C macro's lines), so
+# they stand in as control characters until a line is written back or
+# hashed.
 string(ASCII 1 semicolon)
 string(ASCII 2 lbracket)
 string(ASCII 3 rbracket)
+string(ASCII 4 backslash)
 function(read_lines file out)
   file(READ "${file}" text)
+  string(REPLACE "\\" "${backslash}" text "${text}")
   string(REPLACE ";" "${semicolon}" text "${text}")
   string(REPLACE "[" "${lbracket}" text "${text}")
   string(REPLACE "]" "${rbracket}" text "${text}")
@@ -69,6 +73,7 @@ function(decode var)
   string(REPLACE "${semicolon}" ";" text "${text}")
   string(REPLACE "${lbracket}" "[" text "${text}")
   string(REPLACE "${rbracket}" "]" text "${text}")
+  string(REPLACE "${backslash}" "\\" text "${text}")
   set(${var} "${text}" PARENT_SCOPE)
 endfunction()
 function(shown file out)
@@ -363,7 +368,7 @@ if((CHECK STREQUAL "markup" OR CHECK STREQUAL "all") AND NOT REFRESH)
       endif()
       # A quote in a `code span` counts too: Doxygen reads the quote first.
       string(REGEX REPLACE "<!--.*-->" " " line "${line}")
-      string(REPLACE "\\\"" " " line "${line}")
+      string(REPLACE "${backslash}\"" " " line "${line}")
       string(REGEX MATCHALL "\"" quotes "${line}")
       list(LENGTH quotes k)
       math(EXPR k "${k} % 2")
