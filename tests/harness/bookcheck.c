@@ -9,8 +9,8 @@
 **     "\ref", an "autotoc_md" label), or a visible "-->" (a comment that
 **     lost its opening);
 **   - markup that Doxygen escaped instead of rendering ("&lt;tt&gt;",
-**     "&lt;a href", "&lt;em&gt;"), outside headings: a lone double quote
-**     made a verbatim run of the paragraphs after it;
+**     "&lt;a href", "&lt;em&gt;"): a lone double quote, or a code span in a
+**     heading, which Doxygen 1.9 always escapes;
 **   - a heading with an unbalanced double quote, or an H1 that appears twice
 **     on one page (an editorial note rendered as a section);
 **   - an internal link (href or src) to a page or file that is not there
@@ -229,17 +229,20 @@ static void check_text(const page *p)
     }
     /* Markup Doxygen escaped instead of rendering: what a lone double quote
      * does to the paragraphs after it (it starts a verbatim run that ends at
-     * the next double quote, however far), and gives no warning for. Headings
-     * are left out: there Doxygen 1.9 escapes a code span always. */
+     * the next double quote, however far), and gives no warning for; and
+     * what Doxygen 1.9 does to a code span in a heading, always. */
     static const char *const escaped[] = {"&lt;tt&gt;", "&lt;a href", "&lt;em&gt;",
                                           "&lt;strong&gt;"};
     for (size_t i = 0; i < sizeof escaped / sizeof escaped[0]; i++) {
         const char *at = p->text;
         while ((at = strstr(at, escaped[i])) != NULL) {
             size_t off = (size_t)(at - p->text);
-            if (!in_heading(p->html, off))
-                fail(p, off, "escaped markup in the text (a lone '\"' before it?): '%s'",
-                     escaped[i]);
+            fail(p, off,
+                 in_heading(p->html, off)
+                     ? "escaped markup in a heading (a code span: leave its backticks "
+                       "out): '%s'"
+                     : "escaped markup in the text (a lone '\"' before it?): '%s'",
+                 escaped[i]);
             at += strlen(escaped[i]);
         }
     }
