@@ -46,7 +46,34 @@ typedef struct {
     char *html; /* the file as read */
     char *text; /* the same, with code, scripts, comments and tags blanked */
     size_t len;
+    char *anchor_text;    /* a copy of html, each anchor's closing quote a NUL */
+    const char **anchors; /* every id="..." and name="..." value in it, sorted */
+    size_t anchor_count;
 } page;
+
+/* strstr() and strchr() without the C library: under AddressSanitizer
+ * (the sanitize preset, strict_string_checks) each library call checks the
+ * whole rest of the page, so walking a page match by match became
+ * quadratic, 0.3 s turned 2 minutes. These look only as far as they go. */
+static char *find(const char *s, const char *needle)
+{
+    for (; *s != '\0'; s++) {
+        size_t i = 0;
+        while (needle[i] != '\0' && s[i] == needle[i])
+            i++;
+        if (needle[i] == '\0')
+            return (char *)s;
+    }
+    return NULL;
+}
+
+static char *find_char(const char *s, int c)
+{
+    for (; *s != '\0'; s++)
+        if (*s == (char)c)
+            return (char *)s;
+    return NULL;
+}
 
 static page *pages;
 static size_t npages, cap;
@@ -100,8 +127,8 @@ static char *read_all(const char *path, size_t *len)
 static void blank(char *text, const char *open, const char *close)
 {
     char *at = text;
-    while ((at = strstr(at, open)) != NULL) {
-        char *end = strstr(at + strlen(open), close);
+    while ((at = find(at, open)) != NULL) {
+        char *end = find(at + strlen(open), close);
         end = end ? end + strlen(close) : at + strlen(at);
         for (char *c = at; c < end; c++)
             if (*c != '\n')
@@ -146,6 +173,7 @@ static int load_dir(const char *root, const char *sub)
             cap = more;
         }
         page *p = &pages[npages];
+        *p = (page){0};
         char name[2048];
         snprintf(name, sizeof name, "%s%s%s", sub ? sub : "", sub ? "/" : "", e->d_name);
         if (snprintf(path, sizeof path, "%s/%s", root, name) >= (int)sizeof path)
@@ -188,7 +216,7 @@ static void prepare(page *p)
     for (char *c = p->text; *c; c++) {
         if (*c != '<')
             continue;
-        char *end = strchr(c, '>');
+        char *end = find_char(c, '>');
         if (!end)
             break;
         for (; c < end; c++)
@@ -222,7 +250,7 @@ static void check_text(const page *p)
     };
     for (size_t i = 0; i < sizeof raw / sizeof raw[0]; i++) {
         const char *at = p->text;
-        while ((at = strstr(at, raw[i])) != NULL) {
+        while ((at = find(at, raw[i])) != NULL) {
             fail(p, (size_t)(at - p->text), "raw markup in the text: '%s'", raw[i]);
             at += strlen(raw[i]);
         }
@@ -235,7 +263,7 @@ static void check_text(const page *p)
                                           "&lt;strong&gt;"};
     for (size_t i = 0; i < sizeof escaped / sizeof escaped[0]; i++) {
         const char *at = p->text;
-        while ((at = strstr(at, escaped[i])) != NULL) {
+        while ((at = find(at, escaped[i])) != NULL) {
             size_t off = (size_t)(at - p->text);
             fail(p, off,
                  in_heading(p->html, off)
@@ -252,10 +280,10 @@ static void check_text(const page *p)
  * `close`, tags left out, in `out`. */
 static void inner_text(const char *open, const char *close, char *out, size_t size)
 {
-    const char *c = strchr(open, '>');
+    const char *c = find_char(open, '>');
     size_t n = 0;
     bool in_tag = false;
-    const char *end = c ? strstr(c, close) : NULL;
+    const char *end = c ? find(c, close) : NULL;
     if (!c || !end) {
         out[0] = '\0';
         return;
@@ -282,7 +310,7 @@ static void check_headings(const page *p)
         snprintf(open, sizeof open, "<h%d", level);
         snprintf(close, sizeof close, "</h%d>", level);
         const char *at = p->html;
-        while ((at = strstr(at, open)) != NULL) {
+        while ((at = find(at, open)) != NULL) {
             char title[256];
             inner_text(at, close, title, sizeof title);
             size_t quotes = 0;
@@ -304,20 +332,55 @@ static void check_headings(const page *p)
     }
 }
 
-/* Does `target` have an element with id or name `anchor`? */
-static bool has_anchor(const page *target, const char *anchor, size_t len)
+/* Does `target` have an element with id or name `anchor`? A binary search
+ * of the page's anchors, gathered once (index_anchors): a page links to its
+ * own anchors by the hundred, and a scan of the page for each link made the
+ * check quadratic. */
+static int compare_anchor(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static bool has_anchor(const page *target, const char *anchor)
+{
+    return target->anchor_count > 0 &&
+           bsearch(&anchor, target->anchors, target->anchor_count,
+                   sizeof *target->anchors, compare_anchor) != NULL;
+}
+
+/* Gathers the page's anchors: each attribute's value ends at its quote,
+ * which is overwritten in a copy of the page. False when out of memory. */
+static bool index_anchors(page *p)
 {
     static const char *const attrs[] = {"id=\"", "name=\""};
+    size_t count = 0, cap = 0;
+    char *copy = strdup(p->html);
+    if (copy == NULL)
+        return false;
     for (size_t i = 0; i < 2; i++) {
-        const char *at = target->html;
         size_t alen = strlen(attrs[i]);
-        while ((at = strstr(at, attrs[i])) != NULL) {
+        for (char *at = find(p->html, attrs[i]); at != NULL; at = find(at, attrs[i])) {
             at += alen;
-            if (strncmp(at, anchor, len) == 0 && at[len] == '"')
-                return true;
+            char *end = find_char(at, '"');
+            if (end == NULL)
+                break;
+            if (count == cap) {
+                cap = cap ? 2 * cap : 64;
+                const char **grown = realloc(p->anchors, cap * sizeof *grown);
+                if (grown == NULL) {
+                    free(copy);
+                    return false; /* p->anchors is freed with the page */
+                }
+                p->anchors = grown;
+            }
+            copy[end - p->html] = '\0';
+            p->anchors[count++] = copy + (at - p->html);
         }
     }
-    return false;
+    qsort(p->anchors, count, sizeof *p->anchors, compare_anchor);
+    p->anchor_text = copy;
+    p->anchor_count = count;
+    return true;
 }
 
 static void check_links(const page *p, const char *root)
@@ -330,9 +393,9 @@ static void check_links(const page *p, const char *root)
     dir[dlen] = '\0';
     for (size_t i = 0; i < 2; i++) {
         const char *at = p->html;
-        while ((at = strstr(at, attrs[i])) != NULL) {
+        while ((at = find(at, attrs[i])) != NULL) {
             at += strlen(attrs[i]);
-            const char *end = strchr(at, '"');
+            const char *end = find_char(at, '"');
             if (!end)
                 break;
             size_t n = (size_t)(end - at);
@@ -343,10 +406,10 @@ static void check_links(const page *p, const char *root)
             link[n] = '\0';
             at = end;
             /* Inside a script, or another site, or not a page. */
-            if (strstr(link, "://") || strncmp(link, "mailto:", 7) == 0 ||
+            if (find(link, "://") || strncmp(link, "mailto:", 7) == 0 ||
                 strncmp(link, "javascript:", 11) == 0 || link[0] == '\0')
                 continue;
-            char *hash = strchr(link, '#');
+            char *hash = find_char(link, '#');
             char *anchor = hash ? hash + 1 : NULL;
             if (hash)
                 *hash = '\0';
@@ -390,7 +453,7 @@ static void check_links(const page *p, const char *root)
                      target);
                 continue;
             }
-            if (anchor && anchor[0] && !has_anchor(t, anchor, strlen(anchor)))
+            if (anchor && anchor[0] && !has_anchor(t, anchor))
                 fail(p, (size_t)(at - p->html),
                      "a link to an anchor that is not there: %s", anchor);
         }
@@ -401,11 +464,11 @@ static void check_links(const page *p, const char *root)
 static bool links_to(const page *p, const char *word, const char *target)
 {
     const char *at = p->html;
-    while ((at = strstr(at, "<a ")) != NULL) {
-        const char *tag_end = strchr(at, '>');
+    while ((at = find(at, "<a ")) != NULL) {
+        const char *tag_end = find_char(at, '>');
         if (!tag_end)
             break;
-        const char *href = strstr(at, "href=\"");
+        const char *href = find(at, "href=\"");
         if (href && href < tag_end && strncmp(href + 6, target, strlen(target)) == 0 &&
             (href[6 + strlen(target)] == '"' || href[6 + strlen(target)] == '#')) {
             char text[256];
@@ -455,8 +518,15 @@ int main(int argc, char **argv)
     }
     if (status == 0) {
         qsort(pages, npages, sizeof *pages, compare_names);
-        for (size_t i = 0; i < npages; i++)
+        for (size_t i = 0; i < npages && status == 0; i++) {
             prepare(&pages[i]);
+            if (!index_anchors(&pages[i])) {
+                fprintf(stderr, "bookcheck: out of memory\n");
+                status = -1;
+            }
+        }
+    }
+    if (status == 0) {
         for (size_t i = 0; i < npages; i++) {
             check_text(&pages[i]);
             check_headings(&pages[i]);
@@ -466,6 +536,8 @@ int main(int argc, char **argv)
         printf("%zu pages, %lu problems\n", npages, problems);
     }
     for (size_t i = 0; i < npages; i++) {
+        free(pages[i].anchor_text);
+        free((void *)pages[i].anchors);
         free(pages[i].name);
         free(pages[i].html);
         free(pages[i].text);
