@@ -899,13 +899,15 @@ int taal_task_priority(const taal_task *task);
  *  loop until they have finished, their cleanup included (an error other
  *  than TAAL_ECANCELLED that one ends with is reported, a
  *  TAAL_REPORT_UNRETRIEVED), closes the loop, and returns the coroutine's
- *  status. A main that never finished (a deadlock) is not cancelled: the
- *  close reports what was left pending. The frame is made as
+ *  status. A main that taal_stop() ended early is cancelled with the rest,
+ *  and the run returns TAAL_ESTOPPED. A main that never finished because
+ *  every task waits (a deadlock) is not cancelled: the close reports what
+ *  was left pending. The frame is made as
  *  taal_task_create() makes it, from @p frame and @p frame_size. If
  *  @p result is not NULL it receives the TAAL_RETURN_VALUE, which must not
  *  point into the frame (the frame is gone when taal_run() returns).
  *  Returns TAAL_EINVAL, TAAL_EBUSY (called while a loop runs), TAAL_ENOMEM,
- *  TAAL_EDEADLOCK, or the coroutine's error. */
+ *  TAAL_EDEADLOCK, TAAL_ESTOPPED, or the coroutine's error. */
 int taal_run(taal_body_fn body, const void *frame, size_t frame_size,
              const taal_loop_options *options, void **result);
 /** @} */

@@ -934,6 +934,73 @@ TEST(taal_run_out_of_memory_at_its_end_reports_the_tasks_left_and_leaks_nothing)
     CHECK(left_pending);
 }
 
+/* Starts a sleeper whose cleanup takes a second, stops the loop, and
+ * sleeps on, noting a cancellation. */
+static int stopper_body(taal_coro *self)
+{
+    sleeper *f = (sleeper *)self;
+    TAAL_BEGIN(f);
+    taal_task_release(spawn_sleeper(
+        taal_running_loop(), (sleeper){.name = "a", .seconds = 100, .cleanup = 1}));
+    TAAL_SLEEP(0); /* a starts */
+    taal_stop(taal_running_loop());
+    TAAL_SLEEP_STATUS(f->st, 5);
+    note2("main", f->st == TAAL_ECANCELLED ? "cancelled" : "woken");
+    TAAL_FAIL(f->st);
+    TAAL_END();
+}
+
+/* A main that stops the loop: asyncio.run() raises "Event loop stopped
+ * before Future completed", but first cancels every task still pending,
+ * main among them, and runs their cleanup (CPython 3.12 and 3.13). */
+TEST(taal_run_cancels_what_is_left_when_main_stops_the_loop_as_asyncio_run)
+{
+    trace[0] = reports[0] = '\0';
+    taal_loop_options options = {.clock = TAAL_CLOCK_VIRTUAL, .report = collect_report};
+    CHECK_EQ(taal_run(stopper_body, NULL, sizeof(sleeper), &options, NULL),
+             TAAL_ESTOPPED);
+    CHECK_STR(trace, "a:start main:cancelled a:cancelled a:cleaned ");
+    CHECK_STR(reports, "");
+}
+
+/* Cancelled, stops the loop again and sleeps a second more. */
+static int restopper_body(taal_coro *self)
+{
+    sleeper *f = (sleeper *)self;
+    TAAL_BEGIN(f);
+    TAAL_SLEEP_STATUS(f->st, 100);
+    note2("r", taal_strerror(f->st));
+    taal_stop(taal_running_loop());
+    TAAL_SLEEP_STATUS(f->st, 1);
+    note2("r", "cleaned");
+    TAAL_END();
+}
+
+static int restop_main_body(taal_coro *self)
+{
+    sleeper *f = (sleeper *)self;
+    TAAL_BEGIN(f);
+    taal_task_create(taal_running_loop(), restopper_body, NULL, sizeof(sleeper), "r",
+                     NULL);
+    TAAL_SLEEP(0);
+    taal_stop(taal_running_loop());
+    TAAL_SLEEP(5);
+    TAAL_END();
+}
+
+/* A task whose cleanup stops the loop again ends the shutdown early: the
+ * run fails with TAAL_ESTOPPED, and the close reports the task still
+ * pending and frees it (asyncio.run() would raise from its shutdown). */
+TEST(a_stop_during_taal_runs_shutdown_ends_it_and_the_close_reports_what_is_left)
+{
+    trace[0] = reports[0] = '\0';
+    taal_loop_options options = {.clock = TAAL_CLOCK_VIRTUAL, .report = collect_report};
+    CHECK_EQ(taal_run(restop_main_body, NULL, sizeof(sleeper), &options, NULL),
+             TAAL_ESTOPPED);
+    CHECK_STR(trace, "r:cancelled ");
+    CHECK(strstr(reports, "task r was still pending") != NULL);
+}
+
 /* ---- reports and traces ---------------------------------------------------------------
  */
 
@@ -1111,6 +1178,9 @@ static const taal_test tests[] = {
         taal_run_cancels_the_tasks_main_left_and_runs_their_cleanup_as_asyncio_run),
     TEST_ENTRY(
         taal_run_out_of_memory_at_its_end_reports_the_tasks_left_and_leaks_nothing),
+    TEST_ENTRY(taal_run_cancels_what_is_left_when_main_stops_the_loop_as_asyncio_run),
+    TEST_ENTRY(
+        a_stop_during_taal_runs_shutdown_ends_it_and_the_close_reports_what_is_left),
     TEST_ENTRY(the_dump_and_the_trace_say_cancelled),
     TEST_ENTRY(cancelling_bad_things_returns_false_or_einval),
     TEST_ENTRY(a_task_of_a_closed_loop_cannot_be_cancelled),
