@@ -1088,7 +1088,9 @@ bool taal_future_cancel(taal_future *future);
  *  but for a gather: as asyncio's, a gather is never cancelled. Whether it
  *  was cancelled itself or a child was, it ends with TAAL_ECANCELLED as
  *  its error (asyncio's ends with CancelledError set as its exception),
- *  which is reported if nobody retrieves it. Changes nothing. */
+ *  which is reported if nobody retrieves it. A shield of such a gather
+ *  fails with it the same way, and is not cancelled either. Changes
+ *  nothing. */
 bool taal_future_cancelled(const taal_future *future);
 
 /** asyncio's Task.cancelling(): the cancel() requests that uncancel() has

@@ -639,6 +639,36 @@ TEST(a_gather_is_never_cancelled_it_fails_with_the_cancellation_as_asyncio_s)
     taal_loop_close(&loop);
 }
 
+/* A shield copies its inner future's outcome as asyncio's does: a gather
+ * that failed with the cancellation makes the shield fail with it too
+ * (set_exception), not cancelled, and so on through a shield of a shield;
+ * a shield cancelled itself is cancelled. */
+TEST(a_shield_of_a_gather_that_failed_with_the_cancellation_is_not_cancelled)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    taal_future f, *g, *s, *s2, *own;
+    taal_future_init(&f, &loop);
+    CHECK_EQ(taal_gather(&loop, 1, (taal_future *[]){&f}, &g), TAAL_OK);
+    CHECK_EQ(taal_shield(&loop, g, &s), TAAL_OK);
+    CHECK_EQ(taal_shield(&loop, s, &s2), TAAL_OK);
+    CHECK_EQ(taal_shield(&loop, g, &own), TAAL_OK);
+    CHECK(taal_future_cancel(own));
+    CHECK(taal_future_cancel(&f));
+    CHECK_EQ(taal_run_until_complete(&loop, s2), TAAL_ECANCELLED);
+    CHECK_EQ(taal_future_status(s), TAAL_ECANCELLED);
+    CHECK(!taal_future_cancelled(g));
+    CHECK(!taal_future_cancelled(s));
+    CHECK(!taal_future_cancelled(s2));
+    CHECK(taal_future_cancelled(own));
+    taal_future_release(own);
+    taal_future_release(s2);
+    taal_future_release(s);
+    taal_future_release(g);
+    CHECK(loop_is_empty(&loop));
+    taal_loop_close(&loop);
+}
+
 TEST(gather_with_return_exceptions_collects_errors_and_results)
 {
     taal_loop loop;
@@ -1165,6 +1195,7 @@ static const taal_test tests[] = {
     TEST_ENTRY(a_cancelled_gather_ends_cancelled_even_if_its_children_swallow_it),
     TEST_ENTRY(gather_with_a_child_cancelled_on_its_own_as_asyncio_does_both_ways),
     TEST_ENTRY(a_gather_is_never_cancelled_it_fails_with_the_cancellation_as_asyncio_s),
+    TEST_ENTRY(a_shield_of_a_gather_that_failed_with_the_cancellation_is_not_cancelled),
     TEST_ENTRY(gather_with_return_exceptions_collects_errors_and_results),
     TEST_ENTRY(cancelling_a_wait_ends_it_cancelled_and_leaves_its_children_alone),
     TEST_ENTRY(wait_first_exception_does_not_count_a_cancelled_child_as_an_exception),
