@@ -112,8 +112,7 @@ endfunction()
 
 # CMake lists split on ';', and treat '[', ']' and '\' specially: a line of
 # C may hold all four. lab_split() encodes them away and splits `text` into
-# a list of its lines, lab_lines() into a list of its lines stripped of
-# blanks; lab_unescape() puts them back.
+# a list of its lines; lab_unescape() puts them back.
 string(ASCII 1 SEMI)
 string(ASCII 2 OPEN)
 string(ASCII 3 CLOSE)
@@ -125,11 +124,6 @@ function(lab_split text out)
   string(REPLACE "[" "${OPEN}" text "${text}")
   string(REPLACE "]" "${CLOSE}" text "${text}")
   string(REPLACE "\n" ";" list "${text}")
-  set(${out} "${list}" PARENT_SCOPE)
-endfunction()
-function(lab_lines text out)
-  lab_split("${text}" list)
-  list(TRANSFORM list STRIP)
   set(${out} "${list}" PARENT_SCOPE)
 endfunction()
 function(lab_unescape var)
