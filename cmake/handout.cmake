@@ -96,12 +96,10 @@ endfunction()
 # followed by the stub, one statement a line; any other hole keeps its code
 # and loses its markers.
 
-# Lines of the stubbed holes' code, and every line of the handout outside
-# them: a tutorial block that quotes two lines found only in a hole shows an
-# answer (see lab_tutorial).
-set_property(GLOBAL PROPERTY lab_hole_lines)
-set_property(GLOBAL PROPERTY lab_hole_names)
-set_property(GLOBAL PROPERTY lab_other_lines)
+# Each stubbed hole's code, a region: its hole, where it is, its code (see
+# lab_index_answers). A name may mark several regions.
+set_property(GLOBAL PROPERTY lab_region_count 0)
+set_property(GLOBAL PROPERTY lab_stub_text "")
 
 # The 1-based number of the line that `offset` (in `text`) is on.
 function(lab_line_of text_var offset out)
@@ -114,24 +112,18 @@ endfunction()
 
 # CMake lists split on ';', and treat '[', ']' and '\' specially: a line of
 # C may hold all four. lab_split() encodes them away and splits `text` into
-# a list of its lines, lab_lines() into a list of its lines stripped of
-# blanks; lab_unescape() puts them back.
+# a list of its lines; lab_unescape() puts them back.
 string(ASCII 1 SEMI)
 string(ASCII 2 OPEN)
 string(ASCII 3 CLOSE)
 string(ASCII 4 BACKSLASH)
-string(ASCII 5 LINE_END) # ends a line in a text that string(FIND) searches
+string(ASCII 6 PAIR) # between the two lines of a pair (lab_index_answers)
 function(lab_split text out)
   string(REPLACE "\\" "${BACKSLASH}" text "${text}")
   string(REPLACE ";" "${SEMI}" text "${text}")
   string(REPLACE "[" "${OPEN}" text "${text}")
   string(REPLACE "]" "${CLOSE}" text "${text}")
   string(REPLACE "\n" ";" list "${text}")
-  set(${out} "${list}" PARENT_SCOPE)
-endfunction()
-function(lab_lines text out)
-  lab_split("${text}" list)
-  list(TRANSFORM list STRIP)
   set(${out} "${list}" PARENT_SCOPE)
 endfunction()
 function(lab_unescape var)
@@ -213,22 +205,15 @@ function(lab_holes name text_var stubbed out)
     string(STRIP "${CMAKE_MATCH_4}" stub)
     list(APPEND found ${hole})
     if(hole IN_LIST stubbed)
-      # This hole's own lines, named by it (a note in the tutorial names
-      # the hole it replaces, not every hole of the file).
-      lab_lines("${code}" own_lines)
-      set(block "")
-      foreach(own IN LISTS own_lines)
-        string(LENGTH "${own}" length)
-        if(length GREATER 7)
-          set_property(GLOBAL APPEND PROPERTY lab_hole_lines "${own}")
-          set_property(GLOBAL APPEND PROPERTY lab_hole_names "${hole}")
-          if(NOT own MATCHES "^(/\\*|//|\\*/|\\*$|\\* )") # not a comment
-            string(APPEND block "${own}${LINE_END}")
-          endif()
-        endif()
-      endforeach()
-      set_property(GLOBAL APPEND PROPERTY lab_hole_blocks "${block}")
-      set_property(GLOBAL APPEND PROPERTY lab_hole_block_names "${hole}")
+      # The region, for lab_index_answers: the answer a handout must not give.
+      get_property(region GLOBAL PROPERTY lab_region_count)
+      string(LENGTH "${done}" length)
+      lab_line_of(done ${length} n)
+      set_property(GLOBAL PROPERTY lab_region_${region}_hole ${hole})
+      set_property(GLOBAL PROPERTY lab_region_${region}_where "${name}:${n}")
+      set_property(GLOBAL PROPERTY lab_region_${region}_code "${code}")
+      math(EXPR region "${region} + 1")
+      set_property(GLOBAL PROPERTY lab_region_count ${region})
       # The stub, one statement a line: "(void)co; return X;" is two lines.
       string(REPLACE "; " ";\n${indent}" stub "${stub}")
       # ...after a line that says, once, on standard error, which hole
@@ -244,6 +229,7 @@ function(lab_holes name text_var stubbed out)
       endforeach()
       set(say "{ static int said; if (!said) { said = 1; fputs(\"a hole not filled yet was reached: ${where}\\n\", stderr); } }")
       string(APPEND done "${begin_line}\n${indent}${say}\n${indent}${stub}\n")
+      set_property(GLOBAL APPEND_STRING PROPERTY lab_stub_text "${stub}\n")
       set(needs_stdio TRUE)
       string(APPEND hole_code "${code}")
       list(APPEND holes_here ${hole})
@@ -265,96 +251,499 @@ function(lab_holes name text_var stubbed out)
   endif()
   set(${out} "${done}" PARENT_SCOPE)
   set(lab_found_holes ${found} PARENT_SCOPE)
-
-  # Remember every line outside the holes (the holes' own lines are
-  # remembered above), and each file's text, for lab_check_no_answer().
-  lab_lines("${done}" other_lines)
-  set_property(GLOBAL APPEND PROPERTY lab_other_lines "${other_lines}")
-  lab_remember_text(${name} other_lines)
 endfunction()
 
-# The text of a file of the handout, as its lines stripped of blanks, each
-# between two ASCII 5s: a line is found whole with string(FIND).
-function(lab_remember_text name lines_var)
-  string(REPLACE ";" "${LINE_END}${LINE_END}" text "${${lines_var}}")
-  set_property(GLOBAL APPEND PROPERTY lab_text_files ${name})
-  set_property(GLOBAL PROPERTY "lab_text:${name}" "${LINE_END}${text}${LINE_END}")
+# ---- no answer in the students' handout ----------------------------------------
+#
+# The answer of a stubbed hole is its code, the region between its markers;
+# a handout gives it away if it still holds the answer's lines elsewhere:
+# a tutorial quote, a function that repeats the hole's code with a line
+# changed, a test or an example with the same loop. lab_check_no_answer()
+# reads every text file of the students' handout (the chapter with its holes
+# stubbed, the lab's tests, the tutorial as the handout has it, the README,
+# the seeds) and fails, naming the file, line, hole and reason, when it holds
+# a line of an answer. Lines are compared whole, normalised: C comments
+# stripped (in a tutorial, those of its code blocks), a diff quote's +/-
+# column dropped, runs of blanks made one space.
+#
+# Not every line of an answer is one, and each exemption has a reason:
+#  1. A trivial line: shorter than 8 characters (`i++;`, `}`), or naming
+#     nothing but C keywords and constants (`} else {`, `break;`,
+#     `return TAAL_OK;`, `case 1:;`, `return false;`). It says what happens,
+#     never when or to what: the line that does names a variable, a field
+#     or a function.
+#  2. A line of the hole's stub: the handout shows it at the hole itself.
+#  3. A line of an earlier chapter: the handout holds those whole, for their
+#     tests, and the student has them anyway; this lab's answer is what this
+#     chapter adds.
+#  4. A line of what the exercise gives, LAB_<exercise>_GIVEN in lab.cmake:
+#     files of the handout whose code the exercise rewrites (lab 01's
+#     counter_by_hand is the macro-based counter_body of tests/test_coro.c
+#     written out as examples/awaitable_steps.c writes coroutines). Their
+#     lines are the exercise's statement; the answer is what it adds to them.
+#  5. Ordinary code: a line that the handout's C code also has outside the
+#     holes (`taal_task *task;`, `sem->value--;`, `wake(&s->wwait, TAAL_OK);`)
+#     is a statement the chapter makes in its own right; finding it says
+#     nothing of where the answer needs it. Unless it is a copy:
+#     - next to the line that precedes or follows it in the answer (blank,
+#       comment and trivial lines between are skipped): two lines of the
+#       answer in a row, a function that repeats it, or a quote;
+#     - or every line of the region that is not exempt is somewhere in the
+#       handout: the whole answer is there, scattered or one line long.
+#     A line that no C file of the handout has is reported wherever it is
+#     (the tutorial, the README, a seed): only a quote can hold it.
+#     What this lets through, knowingly: one line of a longer answer, alone
+#     in another function (lab 04's task.c calls taal__inherited_priority()
+#     as the answer of LAB(inherit) does): the chapter's code may use what
+#     the student writes.
+# The check is in the handout's generator, so every lab test, the quick
+# chNN.lab_answers_apply and chNN.lab_handout_gives_no_answer included,
+# runs it (labs/CMakeLists.txt also plants an answer, which it must find).
+# The tutorial filter (lab_tutorial) leaves out the quoted blocks that the
+# same rules find. It does not read the fuzzer's corpus or pictures.
+
+# The C keywords and constants a trivial line is made of (1 above); an
+# identifier in capitals is a constant or a macro of constants.
+set(lab_keywords auto break case char const continue default do double else enum
+                 extern float for goto if inline int long register restrict return
+                 short signed sizeof static struct switch typedef union unsigned void
+                 volatile while bool true false)
+
+# `text` encoded as lab_split() encodes it (; [ ] \), with C comments
+# stripped (`kind` C), or those of its code blocks and a diff's +/- column
+# (`kind` MD), blanks made one space and lines stripped, between two
+# newlines: "\nline\nline\n". A comment over several lines leaves its
+# newlines, so line numbers stay those of the file. (Comments are found
+# without reading strings: no string of the book holds a comment's `/*`.)
+function(lab_normalise kind text_var out)
+  set(text "${${text_var}}")
+  string(REPLACE "\\" "${BACKSLASH}" text "${text}")
+  string(REPLACE ";" "${SEMI}" text "${text}")
+  string(REPLACE "[" "${OPEN}" text "${text}")
+  string(REPLACE "]" "${CLOSE}" text "${text}")
+  string(REPLACE "\r" "" text "${text}")
+  if(kind STREQUAL "C")
+    lab_strip_comments(text)
+  elseif(kind STREQUAL "MD")
+    lab_md_code(text)
+  endif()
+  string(REGEX REPLACE "[ \t]+" " " text "\n${text}\n")
+  string(REPLACE "\n " "\n" text "${text}")
+  string(REPLACE " \n" "\n" text "${text}")
+  set(${out} "${text}" PARENT_SCOPE)
 endfunction()
 
-# No answer in the students' handout: no two lines that follow each other
-# in a stubbed hole (of more than 7 characters, blanks stripped, comments
-# left out) may follow each other anywhere in the handout's text (the
-# chapter's files with their holes stubbed, the lab's tests, the tutorial as
-# the handout has it), unless they do in an earlier chapter too (the
-# handout holds them whole anyway). Such a pair is an answer given away: a
-# function that repeats the hole's code with a line changed, a tutorial
-# quote the filter let through. One line alone is not: `it->busy = false;`
-# is everywhere. Fails naming the lines, the hole and where.
-function(lab_check_no_answer)
-  get_property(blocks GLOBAL PROPERTY lab_hole_blocks)
-  get_property(block_names GLOBAL PROPERTY lab_hole_block_names)
-  get_property(files GLOBAL PROPERTY lab_text_files)
-  set(earlier "")
-  set(here)
-  foreach(file IN LISTS files)
-    get_property(text GLOBAL PROPERTY "lab_text:${file}")
-    if(file MATCHES "^chapters/([^/]+)/" AND NOT CMAKE_MATCH_1 STREQUAL CHAPTER)
-      string(APPEND earlier "${text}")
-    else()
-      list(APPEND here ${file})
+function(lab_strip_comments var)
+  set(text "${${var}}")
+  string(REGEX MATCHALL "/\\*([^*]|\\*+[^*/])*\\*+/" comments "${text}")
+  foreach(comment IN LISTS comments)
+    if(comment MATCHES "\n")
+      string(REGEX REPLACE "[^\n]+" "" newlines "${comment}")
+      string(REPLACE "${comment}" "${newlines}" text "${text}")
     endif()
   endforeach()
-  set(leaks "")
-  set(n 0)
-  foreach(block IN LISTS blocks)
-    list(GET block_names ${n} hole)
-    math(EXPR n "${n} + 1")
-    string(REPLACE "${LINE_END}" ";" lines "${block}")
-    list(LENGTH lines count)
-    math(EXPR last "${count} - 2")
-    if(last LESS 0)
+  string(REGEX REPLACE "/\\*([^*]|\\*+[^*/])*\\*+/" "" text "${text}")
+  string(REGEX REPLACE "//[^\n]*" "" text "${text}")
+  set(${var} "${text}" PARENT_SCOPE)
+endfunction()
+
+# A tutorial: each fenced block's text as code (comments stripped; a diff's
+# first column dropped); in prose, only comments that end on their line.
+function(lab_md_code var)
+  string(REPLACE "\n" ";" lines "${${var}}")
+  set(text "")
+  set(fence "")
+  foreach(line IN LISTS lines)
+    if(line MATCHES "^[ \t]*(```|~~~)(.*)$")
+      if(fence STREQUAL "")
+        set(fence "${CMAKE_MATCH_2}")
+        set(code "")
+        string(APPEND text "\n")
+      else()
+        lab_strip_comments(code)
+        string(APPEND text "${code}\n")
+        set(fence "")
+      endif()
+    elseif(fence STREQUAL "")
+      # Prose, or code indented as Markdown's plain code: only comments that
+      # end on the line (`/*` alone in prose is no comment).
+      string(REGEX REPLACE "/\\*([^*]|\\*+[^*/])*\\*+/" "" line "${line}")
+      string(REGEX REPLACE "//.*$" "" line "${line}")
+      string(APPEND text "${line}\n")
+    else()
+      if(fence MATCHES "^ *diff")
+        string(REGEX REPLACE "^[-+ ]" "" line "${line}")
+      endif()
+      string(APPEND code "${line}\n")
+    endif()
+  endforeach()
+  if(NOT fence STREQUAL "") # an unclosed block
+    string(APPEND text "${code}")
+  endif()
+  string(REGEX REPLACE "\n$" "" text "${text}")
+  set(${var} "${text}" PARENT_SCOPE)
+endfunction()
+
+# Sets `out` to TRUE if the normalised `line` is trivial (1 above).
+function(lab_trivial line out)
+  set(${out} TRUE PARENT_SCOPE)
+  string(LENGTH "${line}" length)
+  if(length LESS 8)
+    return()
+  endif()
+  string(REGEX REPLACE "[0-9][A-Za-z0-9_.]*" "" words "${line}") # numbers
+  string(REGEX MATCHALL "[A-Za-z_][A-Za-z0-9_]*" words "${words}")
+  foreach(word IN LISTS words)
+    if(NOT word IN_LIST lab_keywords AND NOT word MATCHES "^[A-Z][A-Z0-9_]*$")
+      set(${out} FALSE PARENT_SCOPE)
+      return()
+    endif()
+  endforeach()
+endfunction()
+
+# The kind of a file of the handout for lab_normalise: C, MD, TEXT, or
+# NONE for what the check does not read (the fuzzer's corpus of binary
+# inputs, pictures).
+function(lab_kind path out)
+  if(path MATCHES "\\.[ch]$")
+    set(${out} C PARENT_SCOPE)
+  elseif(path MATCHES "\\.md$")
+    set(${out} MD PARENT_SCOPE)
+  elseif(path MATCHES "\\.(txt|cmake|py|in|sh|dict)$")
+    set(${out} TEXT PARENT_SCOPE)
+  else()
+    set(${out} NONE PARENT_SCOPE)
+  endif()
+endfunction()
+
+# Is `path` (of the handout) in an earlier chapter?
+function(lab_is_earlier path out)
+  set(${out} FALSE PARENT_SCOPE)
+  if(path MATCHES "^${OUT}/chapters/([^/]+)/" AND NOT CMAKE_MATCH_1 STREQUAL CHAPTER)
+    set(${out} TRUE PARENT_SCOPE)
+  endif()
+endfunction()
+
+# Reads the stubbed holes' regions and the handout's C code as they are once
+# the chapter and the lab's tests are copied, and sets, for
+# lab_block_leaks() and lab_check_no_answer():
+#   lab_answers                  every answer line (exemptions 1 to 4 out)
+#   lab_ans:<line>               the holes it is a line of
+#   lab_code:<line>              set if the handout's C code has it (5)
+#   lab_pair:<line>PAIR<line>    the holes in which the two lines, not
+#                                trivial, follow each other
+#   lab_region_<n>_answer        the region's answer lines
+function(lab_index_answers)
+  # The stubs, the earlier chapters, this chapter's C code.
+  get_property(stubs GLOBAL PROPERTY lab_stub_text)
+  lab_normalise(C stubs stubs)
+  set_property(GLOBAL PROPERTY lab_earlier_text "\n")
+  set(code "\n")
+  get_property(paths GLOBAL PROPERTY lab_paths)
+  foreach(path IN LISTS paths)
+    if(NOT path MATCHES "\\.[ch]$")
       continue()
     endif()
-    foreach(i RANGE 0 ${last})
-      list(GET lines ${i} first)
-      math(EXPR k "${i} + 1")
-      list(GET lines ${k} second)
-      if(first STREQUAL "" OR second STREQUAL "")
-        continue()
-      endif()
-      set(pair "${LINE_END}${first}${LINE_END}${LINE_END}${second}${LINE_END}")
-      string(FIND "${earlier}" "${pair}" at)
-      if(NOT at EQUAL -1)
-        continue()
-      endif()
-      set(where)
-      foreach(file IN LISTS here)
-        get_property(text GLOBAL PROPERTY "lab_text:${file}")
-        string(FIND "${text}" "${pair}" at)
-        if(NOT at EQUAL -1)
-          list(APPEND where ${file})
-        endif()
-      endforeach()
-      if(where)
-        string(REPLACE ";" ", " where "${where}")
-        set(shown "${first} / ${second}")
-        lab_unescape(shown)
-        string(APPEND leaks "\n  LAB(${hole}): '${shown}' is in ${where}")
-      endif()
+    get_property(text GLOBAL PROPERTY "lab_file:${path}")
+    lab_normalise(C text text)
+    lab_is_earlier(${path} is_earlier)
+    if(is_earlier)
+      set_property(GLOBAL APPEND_STRING PROPERTY lab_earlier_text "${text}")
+    else()
+      string(APPEND code "${text}")
+      set_property(GLOBAL PROPERTY "lab_norm:${path}" "${text}")
+    endif()
+  endforeach()
+  get_property(earlier GLOBAL PROPERTY lab_earlier_text)
+  # What each hole's exercise gives (4).
+  foreach(exercise IN LISTS LAB_EXERCISES)
+    set(hole ${LAB_${exercise}_HOLE})
+    foreach(file IN LISTS LAB_${exercise}_GIVEN)
+      lab_read(${OUT}/${file} text)
+      lab_normalise(C text text)
+      string(APPEND given_${hole} "${text}")
     endforeach()
   endforeach()
-  # A lab whose handout was found clean says so (LAB_NO_ANSWER_GIVEN in its
-  # lab.cmake), and from then on an answer given away stops the generator;
-  # for the others it is a warning, until they are made clean.
-  set(level WARNING)
-  if(LAB_NO_ANSWER_GIVEN)
-    set(level FATAL_ERROR)
+
+  get_property(count GLOBAL PROPERTY lab_region_count)
+  set(answers)
+  set(n 0)
+  while(n LESS count)
+    get_property(hole GLOBAL PROPERTY lab_region_${n}_hole)
+    get_property(text GLOBAL PROPERTY lab_region_${n}_code)
+    lab_normalise(C text text)
+    string(REPLACE "\n" ";" lines "${text}")
+    set(previous "")
+    set(region_answer)
+    foreach(line IN LISTS lines)
+      lab_trivial("${line}" trivial)
+      if(trivial)
+        continue()
+      endif()
+      if(NOT previous STREQUAL "")
+        set_property(GLOBAL APPEND PROPERTY "lab_pair:${previous}${PAIR}${line}" ${hole})
+      endif()
+      set(previous "${line}")
+      set(exempt FALSE)
+      foreach(exempted IN ITEMS stubs earlier given_${hole})
+        string(FIND "${${exempted}}" "\n${line}\n" at)
+        if(NOT at EQUAL -1)
+          set(exempt TRUE)
+          break()
+        endif()
+      endforeach()
+      if(exempt)
+        continue()
+      endif()
+      list(APPEND region_answer "${line}")
+      get_property(holes GLOBAL PROPERTY "lab_ans:${line}")
+      if(NOT hole IN_LIST holes)
+        set_property(GLOBAL APPEND PROPERTY "lab_ans:${line}" ${hole})
+      endif()
+      if(NOT holes)
+        list(APPEND answers "${line}")
+        string(FIND "${code}" "\n${line}\n" at)
+        if(NOT at EQUAL -1)
+          set_property(GLOBAL PROPERTY "lab_code:${line}" 1)
+        endif()
+      endif()
+    endforeach()
+    set_property(GLOBAL PROPERTY lab_region_${n}_answer "${region_answer}")
+    math(EXPR n "${n} + 1")
+  endwhile()
+  set_property(GLOBAL PROPERTY lab_answers "${answers}")
+endfunction()
+
+# The holes whose answer the normalised lines `lines_var` (a list, in order)
+# give away by the rules above, read as a block of their own: a line no C
+# code has, or two lines of an answer in a row. Sets `out` (empty: none).
+# A line can be in two holes' answers (an anext and an aclose both send and
+# test `yielded`): the holes named are the fewest that hold every line
+# found, so that a quote of one hole's code names that hole alone.
+function(lab_block_leaks lines_var out)
+  set(items) # for each line found: its holes, joined by ","
+  set(previous "")
+  foreach(line IN LISTS ${lines_var})
+    lab_trivial("${line}" trivial)
+    if(trivial)
+      continue()
+    endif()
+    get_property(ans GLOBAL PROPERTY "lab_ans:${line}")
+    get_property(in_code GLOBAL PROPERTY "lab_code:${line}")
+    if(ans AND NOT in_code)
+      string(REPLACE ";" "," item "${ans}")
+      list(APPEND items "${item}")
+    endif()
+    get_property(pair GLOBAL PROPERTY "lab_pair:${previous}${PAIR}${line}")
+    if(pair)
+      get_property(ans_previous GLOBAL PROPERTY "lab_ans:${previous}")
+      if(ans OR ans_previous)
+        string(REPLACE ";" "," item "${pair}")
+        list(APPEND items "${item}")
+      endif()
+    endif()
+    set(previous "${line}")
+  endforeach()
+  set(holes)
+  while(items)
+    # The hole that holds the most of the lines still unexplained.
+    set(best "")
+    set(best_count 0)
+    string(REPLACE "," ";" candidates "${items}")
+    list(REMOVE_DUPLICATES candidates)
+    foreach(hole IN LISTS candidates)
+      set(count 0)
+      foreach(item IN LISTS items)
+        if(",${item}," MATCHES ",${hole},")
+          math(EXPR count "${count} + 1")
+        endif()
+      endforeach()
+      if(count GREATER best_count)
+        set(best ${hole})
+        set(best_count ${count})
+      endif()
+    endforeach()
+    list(APPEND holes ${best})
+    set(rest)
+    foreach(item IN LISTS items)
+      if(NOT ",${item}," MATCHES ",${best},")
+        list(APPEND rest "${item}")
+      endif()
+    endforeach()
+    set(items "${rest}")
+  endwhile()
+  set(${out} "${holes}" PARENT_SCOPE)
+endfunction()
+
+# The first line, not trivial, before (`direction` -1) or after (1) the
+# line at [at, at + length) of the normalised `text_var`; "" if none.
+function(lab_neighbour text_var at length direction out)
+  set(${out} "" PARENT_SCOPE)
+  if(direction EQUAL -1)
+    set(start ${at})
+    set(window 0)
+    while(start GREATER 0 AND window LESS 20000)
+      math(EXPR window "${window} + 2000")
+      math(EXPR start "${at} - ${window}")
+      if(start LESS 0)
+        set(start 0)
+      endif()
+      math(EXPR size "${at} - ${start}")
+      string(SUBSTRING "${${text_var}}" ${start} ${size} part)
+      string(REPLACE "\n" ";" lines "${part}")
+      if(start GREATER 0)
+        list(REMOVE_AT lines 0) # perhaps the end of a line only
+      endif()
+      list(REVERSE lines)
+      foreach(line IN LISTS lines)
+        lab_trivial("${line}" trivial)
+        if(NOT trivial)
+          set(${out} "${line}" PARENT_SCOPE)
+          return()
+        endif()
+      endforeach()
+    endwhile()
+  else()
+    math(EXPR start "${at} + ${length}")
+    string(SUBSTRING "${${text_var}}" ${start} -1 part)
+    while(NOT part STREQUAL "")
+      string(SUBSTRING "${part}" 0 2000 head)
+      string(LENGTH "${part}" size)
+      if(size GREATER 2000)
+        string(SUBSTRING "${part}" 2000 -1 part)
+      else()
+        set(part "")
+      endif()
+      string(FIND "${head}" "\n" last REVERSE)
+      if(NOT part STREQUAL "" AND last GREATER -1)
+        string(SUBSTRING "${head}" ${last} -1 rest) # a line cut in two
+        string(SUBSTRING "${head}" 0 ${last} head)
+        set(part "${rest}${part}")
+      endif()
+      string(REPLACE "\n" ";" lines "${head}")
+      foreach(line IN LISTS lines)
+        lab_trivial("${line}" trivial)
+        if(NOT trivial)
+          set(${out} "${line}" PARENT_SCOPE)
+          return()
+        endif()
+      endforeach()
+    endwhile()
   endif()
-  if(NOT leaks STREQUAL "")
-    message(${level} "the handout of ${CHAPTER} gives answers away: two lines of a "
-                     "hole's answer, one after the other, are in it outside the hole "
-                     "(mark the code that repeats them as the hole's too, or leave "
-                     "the quote out):${leaks}")
+endfunction()
+
+# The check itself, on the students' handout as it will be written.
+function(lab_check_no_answer)
+  get_property(answers GLOBAL PROPERTY lab_answers)
+  get_property(paths GLOBAL PROPERTY lab_paths)
+  set(files)
+  set(all "")
+  foreach(path IN LISTS paths)
+    lab_is_earlier(${path} is_earlier)
+    lab_kind(${path} kind)
+    if(is_earlier OR kind STREQUAL "NONE")
+      continue()
+    endif()
+    get_property(text GLOBAL PROPERTY "lab_norm:${path}")
+    if(NOT kind STREQUAL "C" OR text STREQUAL "")
+      get_property(text GLOBAL PROPERTY "lab_file:${path}")
+      lab_normalise(${kind} text text)
+      set_property(GLOBAL PROPERTY "lab_norm:${path}" "${text}")
+    endif()
+    list(APPEND files ${path})
+    string(APPEND all "${text}")
+  endforeach()
+
+  set(leaks) # encoded: each may hold a line's ';'
+  foreach(line IN LISTS answers)
+    string(FIND "${all}" "\n${line}\n" at)
+    if(at EQUAL -1)
+      continue()
+    endif()
+    get_property(holes GLOBAL PROPERTY "lab_ans:${line}")
+    get_property(in_code GLOBAL PROPERTY "lab_code:${line}")
+    string(LENGTH "${line}" length)
+    math(EXPR length "${length} + 1") # and the newline before it
+    foreach(path IN LISTS files)
+      get_property(text GLOBAL PROPERTY "lab_norm:${path}")
+      set(offset 0)
+      set(rest "${text}")
+      while(1)
+        string(FIND "${rest}" "\n${line}\n" at)
+        if(at EQUAL -1)
+          break()
+        endif()
+        math(EXPR at "${offset} + ${at}")
+        set(why "")
+        if(NOT in_code)
+          set(why "a line of the answer that no code of the handout has")
+        else()
+          lab_neighbour(text ${at} ${length} -1 before)
+          lab_neighbour(text ${at} ${length} 1 after)
+          get_property(pair_before GLOBAL PROPERTY "lab_pair:${before}${PAIR}${line}")
+          get_property(pair_after GLOBAL PROPERTY "lab_pair:${line}${PAIR}${after}")
+          if(pair_before)
+            set(next "${before}")
+          elseif(pair_after)
+            set(next "${after}")
+          endif()
+          if(pair_before OR pair_after)
+            set(why "with the line next to it in the answer too: '${next}'")
+          endif()
+        endif()
+        get_property(found GLOBAL PROPERTY "lab_found:${line}")
+        if(NOT why STREQUAL "" OR NOT found)
+          lab_line_of(text ${at} n) # its "\n" ends the line before: n is its own
+          file(RELATIVE_PATH shown_path ${OUT} ${path})
+        endif()
+        if(NOT found) # where it is first, for a region found whole
+          set_property(GLOBAL PROPERTY "lab_found:${line}" "${shown_path}:${n}")
+          set(found TRUE)
+        endif()
+        if(NOT why STREQUAL "")
+          string(REPLACE ";" ")/LAB(" shown_holes "${holes}")
+          list(APPEND leaks "${shown_path}:${n}: LAB(${shown_holes}): '${line}', ${why}")
+        endif()
+        math(EXPR offset "${at} + ${length}")
+        string(SUBSTRING "${text}" ${offset} -1 rest)
+      endwhile()
+    endforeach()
+  endforeach()
+
+  # A region every line of whose answer is in the handout.
+  get_property(count GLOBAL PROPERTY lab_region_count)
+  set(n 0)
+  while(n LESS count)
+    get_property(lines GLOBAL PROPERTY lab_region_${n}_answer)
+    set(all_found FALSE)
+    if(lines)
+      set(all_found TRUE)
+      set(places "")
+      foreach(line IN LISTS lines)
+        get_property(found GLOBAL PROPERTY "lab_found:${line}")
+        if(NOT found)
+          set(all_found FALSE)
+          break()
+        endif()
+        string(APPEND places "\n    '${line}' at ${found}")
+      endforeach()
+    endif()
+    if(all_found)
+      get_property(hole GLOBAL PROPERTY lab_region_${n}_hole)
+      get_property(where GLOBAL PROPERTY lab_region_${n}_where)
+      list(APPEND leaks "${where}: LAB(${hole}): every line of its answer is elsewhere:${places}")
+    endif()
+    math(EXPR n "${n} + 1")
+  endwhile()
+
+  if(leaks)
+    list(SORT leaks COMPARE NATURAL)
+    list(JOIN leaks "\n  " leaks)
+    lab_unescape(leaks)
+    message(FATAL_ERROR "the handout of ${CHAPTER} gives answers away: it holds lines "
+                        "of a hole's answer outside the hole (stub the code that "
+                        "repeats them as part of the hole, or leave the quote out; "
+                        "cmake/handout.cmake says which lines count):\n  ${leaks}")
   endif()
 endfunction()
 
@@ -424,9 +813,10 @@ endfunction()
 #
 # A tutorial quotes code, and some of it is the answer to an exercise (chapter
 # 01's quotes taal_send). In the students' handout every quoted block that
-# shows a line of a stubbed hole is replaced by a note saying so; prose is
-# kept. The diff from the previous chapter shows every answer, so it is not
-# in the handout and links to it say why.
+# gives an answer away, by lab_check_no_answer's rules (a line of it no code
+# of the handout has, or two lines of it in a row), is replaced by a note
+# naming its hole; prose is kept. The diff from the previous chapter shows
+# every answer, so it is not in the handout and links to it say why.
 function(lab_tutorial from to)
   file(READ ${from} text)
   if(NOT VARIANT STREQUAL "stub")
@@ -436,92 +826,64 @@ function(lab_tutorial from to)
   string(REGEX REPLACE "\\[([^]\n]*)\\]\\(diffs/[^)\n]*\\)"
          "\\1 (in the book, not in this handout: it shows the answers)" text "${text}")
   string(REGEX REPLACE "\n$" "" text "${text}")
-  lab_lines("${text}" md) # to read
-  lab_split("${text}" raw) # to write
-  list(LENGTH md count)
-  # The answers: lines of a hole found nowhere else in the handout.
-  get_property(hole_lines GLOBAL PROPERTY lab_hole_lines)
-  get_property(hole_names GLOBAL PROPERTY lab_hole_names)
-  get_property(other_lines GLOBAL PROPERTY lab_other_lines)
-  set(answer_lines)
-  set(answer_holes)
-  set(n 0)
-  foreach(line IN LISTS hole_lines)
-    if(NOT line IN_LIST other_lines AND NOT line IN_LIST answer_lines)
-      list(GET hole_names ${n} holes)
-      list(APPEND answer_lines "${line}")
-      list(APPEND answer_holes "${holes}")
-    endif()
-    math(EXPR n "${n} + 1")
-  endforeach()
+  lab_split("${text}" raw)
+  # A quote is its marker, blank lines, and a fenced block: kept whole, or
+  # replaced whole by the note.
   set(result "")
-  set(in_code FALSE) # inside an ordinary code block, a marker is an example
-  set(i 0)
-  while(i LESS count)
-    list(GET md ${i} line)
-    list(GET raw ${i} original)
-    if(line MATCHES "^(```|~~~)")
-      if(in_code)
-        set(in_code FALSE)
-      else()
-        set(in_code TRUE)
+  set(state text) # text, code (an ordinary block: a marker in it is an
+                  # example), marked (a quote's marker read), quote (in it)
+  foreach(original IN LISTS raw)
+    string(STRIP "${original}" line)
+    if(state STREQUAL "marked")
+      string(APPEND quote "${original}\n")
+      if(NOT line STREQUAL "")
+        set(state quote) # its opening fence
+        set(block "")
       endif()
-    endif()
-    if(in_code OR NOT line MATCHES "^<!-- check: quote ([^ ]+) -->$")
-      string(APPEND result "${original}\n")
-      math(EXPR i "${i} + 1")
+      continue()
+    elseif(state STREQUAL "quote")
+      string(APPEND quote "${original}\n")
+      if(NOT line MATCHES "^(```|~~~)")
+        if(path MATCHES "\\.diff$")
+          string(REGEX REPLACE "^[-+ ]" "" original "${original}")
+        endif()
+        string(APPEND block "${original}\n")
+        continue()
+      endif()
+      set(state text)
+      # The holes whose answer the block gives away, by the check's rules.
+      lab_normalise(C block block)
+      string(REPLACE "\n" ";" block "${block}")
+      lab_block_leaks(block holes)
+      if(holes)
+        string(REPLACE ";" ")`, `LAB(" holes "${holes}")
+        string(APPEND result
+               "> **Not in this handout:** the code quoted here, from `${path}`, is an\n"
+               "> answer of this lab (`LAB(${holes})`). Write it yourself, from the prose\n"
+               "> around this note and the contract in the header; `cmake -P grade.cmake`\n"
+               "> says when it works.\n")
+      else()
+        string(APPEND result "${quote}")
+      endif()
       continue()
     endif()
-    set(path ${CMAKE_MATCH_1})
-    # The block: the fence after the marker, to its closing fence.
-    math(EXPR j "${i} + 1")
-    while(j LESS count)
-      list(GET md ${j} line)
-      if(NOT line STREQUAL "")
-        break()
+    if(line MATCHES "^(```|~~~)")
+      if(state STREQUAL "code")
+        set(state text)
+      else()
+        set(state code)
       endif()
-      math(EXPR j "${j} + 1")
-    endwhile()
-    math(EXPR k "${j} + 1")
-    set(holes)
-    set(shown 0)
-    while(k LESS count)
-      list(GET md ${k} line)
-      if(line MATCHES "^(```|~~~)")
-        break()
-      endif()
-      if(path MATCHES "\\.diff$")
-        string(REGEX REPLACE "^[-+ ]" "" line "${line}")
-        string(STRIP "${line}" line)
-      endif()
-      list(FIND answer_lines "${line}" at)
-      if(NOT at EQUAL -1)
-        list(GET answer_holes ${at} hole)
-        list(APPEND holes ${hole})
-        math(EXPR shown "${shown} + 1")
-      endif()
-      math(EXPR k "${k} + 1")
-    endwhile()
-    if(shown GREATER 1) # two lines of an answer: it shows the answer
-      list(REMOVE_DUPLICATES holes)
-      string(REPLACE ";" ")`, `LAB(" holes "${holes}")
-      string(APPEND result
-             "> **Not in this handout:** the code quoted here, from `${path}`, is an\n"
-             "> answer of this lab (`LAB(${holes})`). Write it yourself, from the prose\n"
-             "> around this note and the contract in the header; `cmake -P grade.cmake`\n"
-             "> says when it works.\n")
-    else()
-      foreach(n RANGE ${i} ${k})
-        if(n LESS count)
-          list(GET raw ${n} original)
-          string(APPEND result "${original}\n")
-        endif()
-      endforeach()
+    elseif(state STREQUAL "text" AND line MATCHES "^<!-- check: quote ([^ ]+) -->$")
+      set(path ${CMAKE_MATCH_1})
+      set(quote "${original}\n")
+      set(state marked)
+      continue()
     endif()
-    math(EXPR i "${k} + 1")
-  endwhile()
-  lab_lines("${result}" result_lines)
-  lab_remember_text(docs/${CHAPTER}.md result_lines)
+    string(APPEND result "${original}\n")
+  endforeach()
+  if(state MATCHES "^(marked|quote)$") # a quote the tutorial does not close
+    string(APPEND result "${quote}")
+  endif()
   lab_unescape(result)
   lab_write(${to} result)
 endfunction()
@@ -634,6 +996,11 @@ lab_copy(${ROOT}/tests/include/taal_check.h ${OUT}/tests/include/taal_check.h)
 lab_copy(${ROOT}/tests/harness/doccheck.c ${OUT}/tests/harness/doccheck.c)
 lab_copy(${LAB}/lab.cmake ${OUT}/labs/${CHAPTER}/lab.cmake)
 
+# What the students' handout must not give away, once the code is there.
+if(VARIANT STREQUAL "stub")
+  lab_index_answers()
+endif()
+
 # The tutorial, and the seeds and timelines it links to, quotes or shows.
 lab_tutorial(${ROOT}/docs/${CHAPTER}.md ${OUT}/docs/${CHAPTER}.md)
 file(READ ${ROOT}/docs/${CHAPTER}.md tutorial)
@@ -644,10 +1011,6 @@ foreach(seed IN LISTS seeds)
     lab_copy(${ROOT}/docs/${seed} ${OUT}/docs/${seed})
   endif()
 endforeach()
-
-if(VARIANT STREQUAL "stub")
-  lab_check_no_answer()
-endif()
 
 # The build, the grade command, which chapter this is, and the README.
 lab_copy(${ROOT}/labs/handout/CMakeLists.txt ${OUT}/CMakeLists.txt)
@@ -661,6 +1024,19 @@ string(CONCAT info
        "include(\${CMAKE_CURRENT_LIST_DIR}/labs/${CHAPTER}/lab.cmake)\n")
 lab_write(${OUT}/lab.cmake info)
 lab_readme(${OUT}/README.md)
+if(VARIANT STREQUAL "stub")
+  # For the check's own tests (labs/CMakeLists.txt): -DPLANT_FILE=<file of
+  # the handout> -DPLANT_FROM=<a file> adds that file's text at the end of
+  # the handout's, as a leak would, and the check must stop.
+  if(DEFINED PLANT_FILE)
+    lab_read(${OUT}/${PLANT_FILE} text)
+    file(READ ${PLANT_FROM} plant)
+    string(APPEND text "\n${plant}")
+    lab_write(${OUT}/${PLANT_FILE} text)
+    set_property(GLOBAL PROPERTY "lab_norm:${OUT}/${PLANT_FILE}" "") # to read again
+  endif()
+  lab_check_no_answer()
+endif()
 
 # The answers: each exercise's solution, then the wrong answer if asked for.
 if(NOT VARIANT MATCHES "^(stub|chapter)$")

@@ -23,6 +23,11 @@ set(LAB_by_hand_TITLE "a loop expanded by hand")
 set(LAB_by_hand_TASK "Write `counter_by_hand`, a coroutine with a yield inside a `for` loop, without the macros.")
 set(LAB_by_hand_HOLE by_hand)
 set(LAB_by_hand_TESTS tests/by_hand.c)
+# What the exercise rewrites: counter_body (the macros' version), in the
+# way awaitable_steps.c writes coroutines. Lines of the answer found in
+# these are the exercise's statement, not its answer (cmake/handout.cmake).
+set(LAB_by_hand_GIVEN chapters/01_awaitable/tests/test_coro.c
+                      chapters/01_awaitable/examples/awaitable_steps.c)
 
 set(LAB_frame_line_TITLE "the driver and its page")
 set(LAB_frame_line_TASK "Make `awaitable_steps` print `driver: the frame holds 42` at the end, and update the tutorial's documented output to match.")

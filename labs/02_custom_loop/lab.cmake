@@ -3,10 +3,6 @@
 # docs/teaching.md says what each setting does. It goes into every handout,
 # so it holds no answers: those are in solutions/, which never does.
 
-# The students' handout holds no line pair of a hole's answer outside the
-# hole: cmake/handout.cmake's check of it stops the generator if one comes.
-set(LAB_NO_ANSWER_GIVEN ON)
-
 # The holes the students' handout stubs: LAB(name) markers in the chapter.
 set(LAB_HOLES heap gather)
 

@@ -327,9 +327,11 @@ taal_coro *taal__coro_mark(void);
 void taal__coro_check_since(taal_coro *mark);
 void taal__coros_check(taal_task *task); /* it ends, or its loop closes */
 
-/* Blocks (aiter.c): is one between its BEGIN and its END; off a body's
- * list of open blocks. */
+/* Blocks (aiter.c): is one between its BEGIN and its END; on and off a
+ * body's list of open blocks; the start of its END (a close or an exit). */
 bool taal__block_open(const taal_block *block);
 void taal__block_unlink(taal_coro *co, taal_block *block);
+void taal__block_link(taal_coro *co, taal_block *block);
+bool taal__block_end(taal_coro *co, taal_block *block);
 
 #endif /* TAAL_INTERNAL_H */

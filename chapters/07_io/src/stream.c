@@ -563,8 +563,10 @@ int taal_stream_set_write_limits(taal_stream *s, size_t high, size_t low,
      * stream is paused at once, so drain waits; and a paused stream takes
      * no write past the hard limit, so with a backlog already past it,
      * every write is refused until the writer has drained. */
+    /* LAB(pressure) BEGIN: limits below what is buffered pause the stream at once */
     if (pending(s) > s->high)
         s->paused = true;
+    /* LAB(pressure) END: (void)0; */
     return TAAL_OK;
 }
 
