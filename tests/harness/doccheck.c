@@ -5,7 +5,7 @@
 ** HTML comment on the line before it (invisible when the Markdown is shown
 ** on a code host, plain to read in the source):
 **
-**   <!-- check: output of PROGRAM [ARGS...] [(exit N)] -->
+**   <!-- check: output of PROGRAM [ARGS...] [(exit N)] [(real clock: ...)] -->
 **   ```text
 **   what PROGRAM prints on stdout, exactly
 **   ```
@@ -18,7 +18,24 @@
 ** An output check runs the program (named on the command line with
 ** --program NAME=PATH) with TAAL_CLOCK=virtual, stdin from /dev/null and a
 ** time limit, and compares its stdout byte for byte with the block, and its
-** exit status with N (default 0). A quote check finds the block's lines in
+** exit status with N (default 0).
+**
+** With --real-clock, the programs run on the real clock instead (TAAL_CLOCK
+** unset), as the tour runs them, and times may differ from the documented
+** ones: a number followed by "s" or "ms" (with or without a space before
+** the unit: "1.5 s", "250ms") is a time, and matches a documented time of
+** the same unit that it is within the tolerance of (--time-tolerance,
+** 0.25 s plus 10% of the documented time by default; a documented "2.0 s"
+** passes as 1.6 to 2.4 s). Everything else on each line, numbers that are
+** not times included, must be exactly as documented, and so must the
+** number of lines. A program whose output legitimately depends on real
+** time (two timers due together fire in either order) names the lines
+** that may differ, and why, in its marker:
+**
+**   <!-- check: output of queue (real clock: lines 10-11: why they differ) -->
+**
+** Those lines must be there, with any content; the virtual clock checks
+** them as usual. A quote check finds the block's lines in
 ** the file; a line that is only "...", "// ..." or a comment of only "..."
 ** stands for lines left out. The file's lab markers (docs/teaching.md),
 ** lines that hold nothing but a comment starting "LAB(name) BEGIN" or
@@ -28,6 +45,7 @@
 ** Usage:
 **   doccheck [--root DIR] [--program NAME=PATH]... [--require NAME]...
 **            [--wrap WORD]... [--timeout SECONDS] [--mutate] [--outputs-only]
+**            [--real-clock [--time-tolerance SECONDS[,PERCENT]] [--echo]]
 **            FILE.md...
 **
 **   --root     folder that quote paths are relative to (default: .)
@@ -40,6 +58,14 @@
 **   --outputs-only
 **              check documented output only, and skip the quotes: a lab
 **              handout's code has holes where the book's has answers
+**   --real-clock
+**              run the programs on the real clock, times within the
+**              tolerance (above)
+**   --time-tolerance
+**              a real-clock time's tolerance: SECONDS plus PERCENT of the
+**              documented time (default 0.25,10)
+**   --echo     show each program's command line, then its output as it
+**              prints it (the tour; on Windows, when it ends)
 **
 ** Prints one line per check ("ok" or "FAIL" with the place and the reason),
 ** then "N passed, N failed" (and ", N quotes skipped"). Exits 0 if all
@@ -165,8 +191,12 @@ static struct {
     double timeout;
     bool mutate;
     bool outputs_only;
+    bool real_clock;
+    double tolerance_seconds, tolerance_share; /* of a time, on the real clock */
+    bool echo;
     int passed, failed, skipped;
-} opt = {.root = ".", .timeout = 20.0};
+} opt = {
+    .root = ".", .timeout = 20.0, .tolerance_seconds = 0.25, .tolerance_share = 0.10};
 
 static program *find_program(const char *name)
 {
@@ -212,8 +242,8 @@ typedef struct run_result {
 /* Windows has no fork: the program is started with CreateProcess, in a job
  * object (so that a time limit ends it and every process it started), its
  * stdin the NUL device, stdout and stderr temporary files read when it
- * ends. TAAL_CLOCK=virtual is set in doccheck's own environment, which
- * every program inherits (main). */
+ * ends. TAAL_CLOCK=virtual (or, with --real-clock, no TAAL_CLOCK) is set
+ * in doccheck's own environment, which every program inherits (main). */
 static HANDLE temporary_file(SECURITY_ATTRIBUTES *inherit)
 {
     char dir[MAX_PATH], path[MAX_PATH];
@@ -279,6 +309,12 @@ static void run(char *const argv[], run_result *r)
         CloseHandle(pi.hProcess);
         read_file(out, &r->out);
         read_file(err, &r->err);
+        if (opt.echo) { /* no pipes here: shown when the program ends */
+            fwrite(r->out.data ? r->out.data : "", 1, r->out.len, stdout);
+            fwrite(r->err.data ? r->err.data : "", 1, r->err.len, stderr);
+            fflush(stdout);
+            fflush(stderr);
+        }
     } else {
         fprintf(stderr, "doccheck: cannot run %s (error %lu)\n", argv[0],
                 (unsigned long)GetLastError());
@@ -323,7 +359,10 @@ static void run(char *const argv[], run_result *r)
         dup2(err[1], STDERR_FILENO);
         close(out[0]);
         close(err[0]);
-        setenv("TAAL_CLOCK", "virtual", 1);
+        if (opt.real_clock)
+            unsetenv("TAAL_CLOCK");
+        else
+            setenv("TAAL_CLOCK", "virtual", 1);
         execvp(argv[0], argv);
         fprintf(stderr, "doccheck: cannot run %s: %s\n", argv[0], strerror(errno));
         _exit(127);
@@ -355,6 +394,11 @@ static void run(char *const argv[], run_result *r)
                 continue;
             char buf[4096];
             ssize_t n = read(fds[i].fd, buf, sizeof buf);
+            if (n > 0 && opt.echo) { /* the tour: shown as it is printed */
+                FILE *to = i == 0 ? stdout : stderr;
+                fwrite(buf, 1, (size_t)n, to);
+                fflush(to);
+            }
             if (n > 0 && text_append(sinks[i], buf, (size_t)n))
                 continue;
             close(fds[i].fd); /* end of file, error, or out of memory */
@@ -382,9 +426,82 @@ typedef struct block {
     size_t first_line; /* 1-based line number of the first content line */
 } block;
 
-/* Prints the first difference between expected and actual output, naming
- * the Markdown line that holds the expectation. */
-static void explain_output(const char *file, const block *b, const char *actual)
+/* Lines first..last (1-based) of an output block that may differ on the
+ * real clock, from "(real clock: lines A-B: why)"; none if last is 0. */
+typedef struct exemption {
+    size_t first, last;
+} exemption;
+
+/* Is there a time at s[at]: a number, not part of a longer word or number,
+ * then "s" or "ms" (after one space or none), not followed by a letter or
+ * digit? If so, its value in seconds, its length and its unit's spelling
+ * (" s", "s", " ms" or "ms"). */
+static bool time_at(const char *s, size_t at, double *seconds, size_t *len,
+                    const char **unit)
+{
+    const char *p = s + at;
+    if (!isdigit((unsigned char)*p))
+        return false;
+    if (at > 0 && (isalnum((unsigned char)p[-1]) || p[-1] == '.' || p[-1] == '_'))
+        return false;
+    const char *q = p;
+    while (isdigit((unsigned char)*q))
+        q++;
+    if (*q == '.' && isdigit((unsigned char)q[1]))
+        for (q++; isdigit((unsigned char)*q);)
+            q++;
+    static const char *const units[] = {" ms", "ms", " s", "s"};
+    for (size_t u = 0; u < sizeof units / sizeof *units; u++) {
+        size_t n = strlen(units[u]);
+        if (strncmp(q, units[u], n) == 0 && !isalnum((unsigned char)q[n]) &&
+            q[n] != '_') {
+            *seconds = strtod(p, NULL) / (strchr(units[u], 'm') ? 1000.0 : 1.0);
+            *len = (size_t)(q - p) + n;
+            *unit = units[u];
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Does the line printed (got, len bytes) match the one documented? Exactly,
+ * on the virtual clock; on the real one, each documented time may be any
+ * time of the same unit within the tolerance. */
+static bool line_matches(const char *want, const char *got, size_t len)
+{
+    if (!opt.real_clock)
+        return strlen(want) == len && memcmp(want, got, len) == 0;
+    size_t i = 0, j = 0;
+    while (want[i] != '\0') {
+        double w, g;
+        size_t wlen, glen;
+        const char *wunit, *gunit;
+        if (time_at(want, i, &w, &wlen, &wunit)) {
+            /* got is a line of the whole output, which ends it with '\n' or
+             * '\0': no time runs past its end */
+            if (!time_at(got, j, &g, &glen, &gunit))
+                return false;
+            if (strcmp(wunit, gunit) != 0 ||
+                !(g >= w - opt.tolerance_seconds - opt.tolerance_share * w &&
+                  g <= w + opt.tolerance_seconds + opt.tolerance_share * w))
+                return false;
+            i += wlen;
+            j += glen;
+            continue;
+        }
+        if (j == len || want[i] != got[j])
+            return false;
+        i++;
+        j++;
+    }
+    return j == len;
+}
+
+/* Compares the output with the block, line by line (lines the exemption
+ * names, on the real clock, need only be there); if `explain`, prints the
+ * first difference, naming the Markdown line that holds the expectation. */
+static bool compare_output(const char *file, const block *b, const char *actual,
+                           exemption ex, bool explain)
 {
     const char *p = actual;
     for (size_t i = 0;; i++) {
@@ -392,23 +509,32 @@ static void explain_output(const char *file, const block *b, const char *actual)
         size_t len = nl ? (size_t)(nl - p) : strlen(p);
         bool actual_ends = *p == '\0';
         if (i == b->count) {
-            if (!actual_ends)
+            if (explain && !actual_ends)
                 printf("    %s:%zu: expected end of output, got '%.*s'\n", file,
                        b->first_line + i, (int)len, p);
-            else
+            else if (explain)
                 printf("    the last line lacks its newline\n");
-            return;
+            return actual_ends && p > actual && p[-1] == '\n';
         }
         if (actual_ends) {
-            printf("    %s:%zu: expected '%s' on line %zu, got end of output\n", file,
-                   b->first_line + i, b->line[i], i + 1);
-            return;
+            if (explain)
+                printf("    %s:%zu: expected '%s' on line %zu, got end of output\n", file,
+                       b->first_line + i, b->line[i], i + 1);
+            return false;
         }
-        if (strlen(b->line[i]) != len || memcmp(b->line[i], p, len) != 0 || !nl) {
-            printf("    %s:%zu: expected '%s' on line %zu, got '%.*s'%s\n", file,
-                   b->first_line + i, b->line[i], i + 1, (int)len, p,
-                   nl ? "" : " (no newline)");
-            return;
+        bool exempt = opt.real_clock && i + 1 >= ex.first && i + 1 <= ex.last;
+        if ((!exempt && !line_matches(b->line[i], p, len)) || !nl) {
+            if (explain) {
+                printf("    %s:%zu: expected '%s' on line %zu, got '%.*s'%s", file,
+                       b->first_line + i, b->line[i], i + 1, (int)len, p,
+                       nl ? "" : " (no newline)");
+                if (opt.real_clock)
+                    printf(" (on the real clock, a time may differ by %g s + %g%%, "
+                           "nothing else)",
+                           opt.tolerance_seconds, opt.tolerance_share * 100);
+                printf("\n");
+            }
+            return false;
         }
         p = nl + 1;
     }
@@ -440,18 +566,75 @@ static void print_indented(const char *label, const text *t)
     }
 }
 
+/* Reads " lines A-B: why)" or " line A: why)" (after "(real clock:"): the
+ * reason must be there, and the lines counted from 1. */
+static bool parse_exemption(const char *s, exemption *ex)
+{
+    while (*s == ' ')
+        s++;
+    if (strncmp(s, "lines ", 6) == 0)
+        s += 6;
+    else if (strncmp(s, "line ", 5) == 0)
+        s += 5;
+    else
+        return false;
+    char *end;
+    if (!isdigit((unsigned char)*s))
+        return false;
+    ex->first = ex->last = (size_t)strtoul(s, &end, 10);
+    if (*end == '-') {
+        if (!isdigit((unsigned char)end[1]))
+            return false;
+        ex->last = (size_t)strtoul(end + 1, &end, 10);
+    }
+    if (ex->first == 0 || ex->last < ex->first || *end != ':')
+        return false;
+    for (s = end + 1; *s == ' ';)
+        s++;
+    const char *close = strchr(s, ')');
+    return close != NULL && close > s; /* a reason, however short */
+}
+
 static void check_output(const char *file, size_t marker_line, char *spec, const block *b)
 {
+    /* What the report calls the check: the marker, but for the reason of a
+     * real-clock exemption, which can be long. */
     char what[512];
-    snprintf(what, sizeof what, "output of %s", spec);
+    const char *clause = strstr(spec, "(real clock:");
+    const char *clause_end = clause ? strchr(clause, ')') : NULL;
+    if (clause_end != NULL)
+        snprintf(what, sizeof what, "output of %.*s(real clock: exemption)%s",
+                 (int)(clause - spec), spec, clause_end + 1);
+    else
+        snprintf(what, sizeof what, "output of %s", spec);
 
-    /* "(exit N)" at the end of the spec sets the expected exit status. */
+    /* "(exit N)" at the end of the spec sets the expected exit status, and
+     * "(real clock: lines A-B: why)" the lines that may differ on the real
+     * clock; both are cut off the command line. */
     int want_status = 0;
     char *paren = strstr(spec, "(exit ");
-    if (paren != NULL) {
+    if (paren != NULL)
         want_status = atoi(paren + 6);
-        *paren = '\0';
+    exemption ex = {0, 0};
+    char *real = strstr(spec, "(real clock:");
+    if (real != NULL && !parse_exemption(real + 12, &ex)) {
+        report(false, file, marker_line, what);
+        printf(
+            "    a real-clock exemption reads '(real clock: lines A-B: why they differ)' "
+            "or '(real clock: line A: why)', with 1 <= A <= B <= the block's %zu lines\n",
+            b->count);
+        return;
     }
+    if (ex.last > b->count) {
+        report(false, file, marker_line, what);
+        printf("    the real-clock exemption names line %zu of a block of %zu lines\n",
+               ex.last, b->count);
+        return;
+    }
+    if (paren != NULL)
+        *paren = '\0';
+    if (real != NULL)
+        *real = '\0';
     char *argv[MAX_ARGS + 1];
     size_t argc = 0;
     for (size_t i = 0; i < opt.nwrap && argc < MAX_ARGS - 1; i++)
@@ -471,12 +654,21 @@ static void check_output(const char *file, size_t marker_line, char *spec, const
         argv[argc++] = a;
     argv[argc] = NULL;
 
+    if (opt.echo) {
+        printf("\n$ %s", name);
+        for (size_t i = opt.nwrap + 1; i < argc; i++)
+            printf(" %s", argv[i]);
+        printf("\n");
+    }
     run_result r;
     run(argv, &r);
     text want;
     bool same = false;
     if (!expected_text(b, &want)) {
         printf("doccheck: out of memory\n");
+    } else if (r.started && !r.timed_out && opt.real_clock) {
+        same = r.out.data != NULL && strlen(r.out.data) == r.out.len &&
+               compare_output(file, b, r.out.data, ex, false);
     } else if (r.started && !r.timed_out) {
         same = r.out.len == want.len &&
                memcmp(r.out.data ? r.out.data : "", want.data, want.len) == 0;
@@ -488,7 +680,7 @@ static void check_output(const char *file, size_t marker_line, char *spec, const
     else if (r.timed_out)
         printf("    timed out after %.0f s\n", opt.timeout);
     else if (!same)
-        explain_output(file, b, r.out.data ? r.out.data : "");
+        compare_output(file, b, r.out.data ? r.out.data : "", ex, true);
     if (!ok && r.started && !r.timed_out && r.status != want_status)
         printf("    exit status %d, expected %d\n", r.status, want_status);
     if (!ok) {
@@ -497,7 +689,7 @@ static void check_output(const char *file, size_t marker_line, char *spec, const
     }
 
     /* Self-test: one changed character must turn a pass into a failure. */
-    if (ok && opt.mutate && want.len > 0) {
+    if (ok && opt.mutate && !opt.real_clock && want.len > 0) {
         want.data[0] = want.data[0] == 'x' ? 'y' : 'x';
         bool noticed = r.out.len != want.len || memcmp(r.out.data, want.data, want.len);
         report(noticed, file, marker_line, "a one-character change is noticed");
@@ -747,21 +939,20 @@ static void check_file(const char *file)
 
 static int usage(const char *why)
 {
-    fprintf(stderr,
-            "doccheck: %s\n"
-            "usage: doccheck [--root DIR] [--program NAME=PATH]... [--require NAME]...\n"
-            "                [--wrap WORD]... [--timeout SECONDS] [--mutate] "
-            "[--outputs-only]\n"
-            "                FILE.md...\n",
-            why);
+    fprintf(
+        stderr,
+        "doccheck: %s\n"
+        "usage: doccheck [--root DIR] [--program NAME=PATH]... [--require NAME]...\n"
+        "                [--wrap WORD]... [--timeout SECONDS] [--mutate] "
+        "[--outputs-only]\n"
+        "                [--real-clock [--time-tolerance SECONDS[,PERCENT]] [--echo]]\n"
+        "                FILE.md...\n",
+        why);
     return 2;
 }
 
 int main(int argc, char **argv)
 {
-#ifdef _WIN32
-    SetEnvironmentVariableA("TAAL_CLOCK", "virtual"); /* inherited by every program run */
-#endif
     int first_file = argc;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -770,6 +961,18 @@ int main(int argc, char **argv)
             opt.mutate = true;
         } else if (strcmp(a, "--outputs-only") == 0) {
             opt.outputs_only = true;
+        } else if (strcmp(a, "--real-clock") == 0) {
+            opt.real_clock = true;
+        } else if (strcmp(a, "--echo") == 0) {
+            opt.echo = true;
+        } else if (strcmp(a, "--time-tolerance") == 0 && has_value) {
+            char *end;
+            opt.tolerance_seconds = strtod(argv[++i], &end);
+            if (*end == ',')
+                opt.tolerance_share = strtod(end + 1, &end) / 100;
+            if (*end != '\0' || !(opt.tolerance_seconds >= 0) ||
+                !(opt.tolerance_share >= 0))
+                return usage("--time-tolerance takes SECONDS or SECONDS,PERCENT");
         } else if (strcmp(a, "--root") == 0 && has_value) {
             opt.root = argv[++i];
         } else if (strcmp(a, "--timeout") == 0 && has_value) {
@@ -799,6 +1002,10 @@ int main(int argc, char **argv)
     }
     if (first_file == argc)
         return usage("no Markdown file given");
+#ifdef _WIN32
+    /* inherited by every program run */
+    SetEnvironmentVariableA("TAAL_CLOCK", opt.real_clock ? NULL : "virtual");
+#endif
 
     for (int i = first_file; i < argc; i++)
         check_file(argv[i]);

@@ -15,8 +15,9 @@
 **       done, pending = await asyncio.wait(pending, timeout=0.2)
 **       done, pending = await asyncio.wait(pending)
 **
-** printing after each wait the loop's time and the two sets (docs/seeds/
-** waiting.py is the whole twin; CPython 3.12 and 3.13 print the same).
+** printing after each wait the time since the start and the two sets
+** (docs/seeds/waiting.py is the whole twin; CPython 3.12 and 3.13 print
+** the same).
 ** A wait cancels nothing and never fails: it only says what is done. A
 ** failed task's error is a status code, which this program names with
 ** taal_set_strerror(), as Python names its exception classes.
@@ -57,6 +58,11 @@ static const fetch jobs[JOBS] = {
     {.name = "slow", .seconds = 3},
 };
 
+/* When the program began, as its twin's `start = loop.time()`: the loop's
+ * clock counts from an arbitrary moment (on the real clock, boot), and the
+ * times printed are seconds since the start. */
+static double started;
+
 /* Prints "done a, b; pending c" for the sets of a finished wait. */
 static void print_sets(const char *what, taal_future *waited)
 {
@@ -64,7 +70,7 @@ static void print_sets(const char *what, taal_future *waited)
     taal_future_result(waited, &result);
     const taal_wait_sets *sets = result;
     char name[32];
-    printf("%.1f s: %s: done ", taal_loop_time(taal_running_loop()), what);
+    printf("%.1f s: %s: done ", taal_loop_time(taal_running_loop()) - started, what);
     for (size_t i = 0; i < sets->done_count; i++)
         printf("%s%s", i ? ", " : "",
                taal_task_name(taal_future_task(sets->done[i]), name, 32));
@@ -117,6 +123,7 @@ static int waiting_body(taal_coro *self)
     taal_loop *loop = taal_running_loop();
     int rc = TAAL_OK;
     TAAL_BEGIN(f);
+    started = taal_loop_time(loop);
     for (int i = 0; i < JOBS && rc == TAAL_OK; i++) {
         taal_task *task;
         rc = taal_task_create(loop, fetch_body, &jobs[i], sizeof jobs[i], jobs[i].name,
