@@ -721,7 +721,13 @@ static void print_table(const options *o, const context *cx, const results *all)
 /* Whether `python` can import uvloop; its version into buf. */
 static bool probe_uvloop(const char *python, char *version, size_t size)
 {
-    char *argv[] = {(char *)python, "-c", "import uvloop; print(uvloop.__version__)",
+    char *argv[] = {(char *)python, "-c",
+                    "import sys\n"
+                    "try:\n"
+                    "    import uvloop\n"
+                    "except ImportError:\n"
+                    "    sys.exit(1)\n" /* quietly: the runner says it */
+                    "print(uvloop.__version__)",
                     NULL};
     run r;
     if (!run_program(argv, &r))
