@@ -644,7 +644,10 @@ static void print_table(const options *o, const context *cx, const results *all)
         active[r] = true;
     active[SIDE_PY] = true; /* a column of '-' without Python, as always */
     for (int s = 0; s < SCENARIOS; s++) {
-        if (!selected(o, s))
+        bool measured = false; /* by at least one runtime: not skipped */
+        for (int r = 0; r < o->runtime_count; r++)
+            measured |= o->runtimes[r].programs[s] != NULL;
+        if (!selected(o, s) || !measured)
             continue;
         active[SIDE_BLOCKING] |= o->blocking[s] != NULL;
         active[SIDE_UVLOOP] |= cx->uvloop != NULL && scenarios[s].uvloop;
