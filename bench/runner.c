@@ -7,14 +7,28 @@
 ** wall time, CPU time, peak resident set size. Then it prints one Markdown
 ** table: the median of every metric on each side and their ratio.
 **
-**   runner --program bench_spawn=PATH ... --scripts DIR [options]
+**   runner --program [LABEL:]bench_spawn=PATH ... --scripts DIR [options]
+**
+** The C side can be more than one runtime: programs given with a label
+** (`--program ch07:bench_spawn=PATH --program ch08:bench_spawn=PATH2`) are
+** one side per label, in the order the labels first appear, run one after
+** the other in every round and compared with each other in the table
+** (bench/CMakeLists.txt passes one label per chapter of
+** TAAL_BENCH_CHAPTERS). A side with no program for a scenario skips it,
+** with a message: chapter 02 has no sockets, so no echo.
+**
+** Two reference sides, for the echo scenario only, run in the same rounds:
+** a blocking C echo pair (`--program bench_echo_blocking=PATH`, no taal,
+** the machine's limit for one connection), and echo.py on uvloop where the
+** Python side can import it (skipped with a message otherwise).
 **
 ** Options (--help lists them too):
 **   --reps N          runs of each side per scenario (default 5)
 **   --quick           tiny sizes: proves the machinery, measures nothing
 **   --only NAME       one scenario
-**   --c-only          skip the Python twins
+**   --c-only          skip the Python twins (and uvloop)
 **   --python PATH     the interpreter (default: python3 on the PATH)
+**   --uvloop-python PATH  the interpreter for the uvloop side (default: --python's)
 **   --build-type T    the CMake build type, printed (a warning unless Release)
 **   --compiler TEXT   the compiler, printed
 **
@@ -49,33 +63,43 @@ typedef struct scenario {
     const char *c_args;     /* the C side's arguments, full size */
     const char *py_args;    /* the Python side's */
     const char *quick_args; /* both sides' with --quick */
+    const char *blocking;   /* the blocking C reference's program, or NULL */
+    bool uvloop;            /* the twin takes --uvloop */
 } scenario;
 
 static const scenario scenarios[] = {
-    {"spawn", "bench_spawn", "spawn.py", "1000000 5", "200000 2", "1000 3"},
+    {"spawn", "bench_spawn", "spawn.py", "1000000 5", "200000 2", "1000 3", NULL, false},
     {"switch", "bench_switch", "switch.py", "50000000 50000000", "300000 300000",
-     "1000 1000"},
-    {"timers", "bench_timers", "timers.py", "1000000 0.5", "100000 0.5", "200 0.02"},
-    {"memory", "bench_memory", "memory.py", "1000000", "250000", "1000"},
-    {"idle", "bench_idle", "idle.py", "10000 2", "10000 2", "100 0.02"},
+     "1000 1000", NULL, false},
+    {"timers", "bench_timers", "timers.py", "1000000 0.5", "100000 0.5", "200 0.02", NULL,
+     false},
+    {"memory", "bench_memory", "memory.py", "1000000", "250000", "1000", NULL, false},
+    {"idle", "bench_idle", "idle.py", "10000 2", "10000 2", "100 0.02", NULL, false},
     {"semaphore", "bench_semaphore", "semaphore.py", "10000000 100 4", "100000 100 4",
-     "1000 10 4"},
-    {"queue", "bench_queue", "queue.py", "20000000 64", "1000000 64", "1000 8"},
-    {"priority", "bench_priority", "priority.py", "20000000 8", "300000 8", "1000 8"},
+     "1000 10 4", NULL, false},
+    {"queue", "bench_queue", "queue.py", "20000000 64", "1000000 64", "1000 8", NULL,
+     false},
+    {"priority", "bench_priority", "priority.py", "20000000 8", "300000 8", "1000 8",
+     NULL, false},
     {"timer_cancel", "bench_timer_cancel", "timer_cancel.py", "1000000 0.5", "200000 0.5",
-     "200 0.02"},
-    {"cancel", "bench_cancel", "cancel.py", "100000 7", "100000 3", "1000 2"},
-    {"timeout", "bench_timeout", "timeout.py", "5000000", "200000", "1000"},
-    {"agen", "bench_agen", "agen.py", "10000000", "1000000", "1000"},
-    {"actx", "bench_actx", "actx.py", "10000000", "1000000", "1000"},
-    {"echo", "bench_echo", "echo.py", "200000 100", "20000 100", "200 10"},
+     "200 0.02", NULL, false},
+    {"cancel", "bench_cancel", "cancel.py", "100000 7", "100000 3", "1000 2", NULL,
+     false},
+    {"timeout", "bench_timeout", "timeout.py", "5000000", "200000", "1000", NULL, false},
+    {"agen", "bench_agen", "agen.py", "10000000", "1000000", "1000", NULL, false},
+    {"actx", "bench_actx", "actx.py", "10000000", "1000000", "1000", NULL, false},
+    /* the blocking pair runs the C side's size, uvloop the Python side's */
+    {"echo", "bench_echo", "echo.py", "200000 100", "20000 100", "200 10",
+     "bench_echo_blocking", true},
     /* not http.py: a script of that name would hide the `http` package */
-    {"http", "bench_http", "http_keepalive.py", "100000", "20000", "160"},
+    {"http", "bench_http", "http_keepalive.py", "100000", "20000", "160", NULL, false},
 };
 enum { SCENARIOS = sizeof scenarios / sizeof scenarios[0] };
 
-enum { SIDE_C, SIDE_PY, SIDES };
-static const char *const side_names[SIDES] = {"C", "Python"};
+/* The sides of a run: one per runtime measured (a label of --program), then
+ * CPython, then the two references of the echo scenario. */
+enum { MAX_RUNTIMES = 6 };
+enum { SIDE_PY = MAX_RUNTIMES, SIDE_BLOCKING, SIDE_UVLOOP, SIDES };
 
 enum { MAX_REPS = 25, MAX_METRICS = 16, MAX_ARGS = 16 };
 
@@ -98,10 +122,19 @@ typedef struct results {
 
 /* ---- options ------------------------------------------------------------- */
 
+/* One runtime measured: its label and its program for each scenario. */
+typedef struct runtime {
+    char label[16];                  /* "C" when --program has no label */
+    const char *programs[SCENARIOS]; /* path of each C program, or NULL */
+} runtime;
+
 typedef struct options {
-    const char *programs[SCENARIOS]; /* path of each C program */
+    runtime runtimes[MAX_RUNTIMES];
+    int runtime_count;
+    const char *blocking[SCENARIOS]; /* the blocking C references' paths */
     const char *scripts;             /* folder of the Python twins */
     const char *python;              /* the interpreter, or NULL */
+    const char *uvloop_python;       /* the uvloop side's, or NULL: python's */
     const char *only;
     const char *build_type;
     const char *compiler;
@@ -111,25 +144,87 @@ typedef struct options {
 } options;
 
 static const char help[] =
-    "usage: runner --program NAME=PATH... --scripts DIR [options]\n"
+    "usage: runner --program [LABEL:]NAME=PATH... --scripts DIR [options]\n"
     "  --program NAME=PATH  a benchmark program (bench_spawn, bench_switch, ...)\n"
+    "  --program LABEL:NAME=PATH\n"
+    "                       the same, for the runtime LABEL (e.g. ch07): each label\n"
+    "                       is one side of the table, compared with the others\n"
+    "  --program bench_echo_blocking=PATH\n"
+    "                       the blocking C echo pair, measured beside echo\n"
     "  --scripts DIR        the folder of the Python twins (spawn.py, ...)\n"
     "  --reps N             runs of each side per scenario (default 5)\n"
     "  --quick              tiny sizes: proves the machinery, measures nothing\n"
     "  --only NAME          one scenario: spawn, switch, timers, memory, idle,\n"
     "                       semaphore, queue, priority, timer_cancel, cancel,\n"
     "                       timeout, agen, actx, echo or http\n"
-    "  --c-only             skip the Python twins\n"
+    "  --c-only             skip the Python twins (and uvloop)\n"
     "  --python PATH        the interpreter (default: python3 on the PATH)\n"
+    "  --uvloop-python PATH the interpreter for echo on uvloop (default: --python's)\n"
     "  --build-type T       the CMake build type, printed\n"
     "  --compiler TEXT      the compiler, printed\n";
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: runner --program NAME=PATH... --scripts DIR [--reps N] "
-                    "[--quick] [--only NAME] [--c-only] [--python PATH] "
-                    "[--build-type T] [--compiler TEXT]\n");
+    fprintf(stderr,
+            "usage: runner --program [LABEL:]NAME=PATH... --scripts DIR [--reps N] "
+            "[--quick] [--only NAME] [--c-only] [--python PATH] "
+            "[--uvloop-python PATH] [--build-type T] [--compiler TEXT]\n");
     exit(2);
+}
+
+/* Reads one --program value: [LABEL:]NAME=PATH. */
+static void add_program(options *o, const char *value)
+{
+    const char *eq = strchr(value, '=');
+    const char *colon = strchr(value, ':');
+    if (eq == NULL || (colon != NULL && colon > eq)) /* a ':' in PATH is PATH's */
+        colon = NULL;
+    const char *name = colon != NULL ? colon + 1 : value;
+    size_t label_len = colon != NULL ? (size_t)(colon - value) : 1;
+    const char *label = colon != NULL ? value : "C";
+    if (eq == NULL || label_len == 0 || label_len >= sizeof o->runtimes[0].label) {
+        fprintf(stderr, "runner: --program takes [LABEL:]NAME=PATH, not '%s'\n", value);
+        usage();
+    }
+    size_t name_len = (size_t)(eq - name);
+    for (int s = 0; s < SCENARIOS; s++) {
+        const char *ref = scenarios[s].blocking;
+        if (ref != NULL && strlen(ref) == name_len && strncmp(name, ref, name_len) == 0) {
+            if (colon != NULL) {
+                fprintf(stderr, "runner: %s is a reference, measured once: no label\n",
+                        ref);
+                usage();
+            }
+            o->blocking[s] = eq + 1;
+            return;
+        }
+    }
+    int s;
+    for (s = 0; s < SCENARIOS; s++) {
+        size_t len = strlen(scenarios[s].program);
+        if (name_len == len && strncmp(name, scenarios[s].program, len) == 0)
+            break;
+    }
+    if (s == SCENARIOS) {
+        fprintf(stderr, "runner: unknown program '%s'\n", value);
+        usage();
+    }
+    int r;
+    for (r = 0; r < o->runtime_count; r++)
+        if (strlen(o->runtimes[r].label) == label_len &&
+            strncmp(o->runtimes[r].label, label, label_len) == 0)
+            break;
+    if (r == o->runtime_count) {
+        if (r == MAX_RUNTIMES) {
+            fprintf(stderr, "runner: at most %d runtimes (labels) in one run\n",
+                    MAX_RUNTIMES);
+            usage();
+        }
+        memcpy(o->runtimes[r].label, label, label_len);
+        o->runtimes[r].label[label_len] = '\0';
+        o->runtime_count++;
+    }
+    o->runtimes[r].programs[s] = eq + 1;
 }
 
 static void parse_options(int argc, char **argv, options *o)
@@ -149,25 +244,16 @@ static void parse_options(int argc, char **argv, options *o)
         } else if (value == NULL) {
             usage();
         } else if (strcmp(arg, "--program") == 0) {
-            const char *eq = strchr(value, '=');
-            int s;
-            for (s = 0; s < SCENARIOS; s++) {
-                size_t len = strlen(scenarios[s].program);
-                if (eq != NULL && (size_t)(eq - value) == len &&
-                    strncmp(value, scenarios[s].program, len) == 0)
-                    break;
-            }
-            if (s == SCENARIOS) {
-                fprintf(stderr, "runner: unknown program '%s'\n", value);
-                usage();
-            }
-            o->programs[s] = eq + 1;
+            add_program(o, value);
             i++;
         } else if (strcmp(arg, "--scripts") == 0) {
             o->scripts = value;
             i++;
         } else if (strcmp(arg, "--python") == 0) {
             o->python = value;
+            i++;
+        } else if (strcmp(arg, "--uvloop-python") == 0) {
+            o->uvloop_python = value;
             i++;
         } else if (strcmp(arg, "--only") == 0) {
             o->only = value;
@@ -199,6 +285,10 @@ static void parse_options(int argc, char **argv, options *o)
             fprintf(stderr, "runner: unknown scenario '%s'\n", o->only);
             usage();
         }
+    }
+    if (o->runtime_count == 0) {
+        fprintf(stderr, "runner: no --program: nothing to measure\n");
+        usage();
     }
 }
 
@@ -462,27 +552,39 @@ static bool probe_python(const char *python, char *exe, size_t exe_size, char *v
 
 /* ---- main ------------------------------------------------------------------------ */
 
-static bool run_side(const options *o, int s, int side, const char *python, results *res,
+/* The interpreters and what each side is called. */
+typedef struct context {
+    const char *python; /* NULL: no Python side */
+    const char *uvloop; /* NULL: no uvloop side */
+    char labels[SIDES][32];
+} context;
+
+static bool run_side(const options *o, const context *cx, int s, int side, results *res,
                      int rep)
 {
     const scenario *sc = &scenarios[s];
     char args[256], script[4096];
+    bool c_side = side < MAX_RUNTIMES || side == SIDE_BLOCKING;
     snprintf(args, sizeof args, "%s",
-             o->quick         ? sc->quick_args
-             : side == SIDE_C ? sc->c_args
-                              : sc->py_args);
+             o->quick ? sc->quick_args
+             : c_side ? sc->c_args
+                      : sc->py_args);
     char *argv[MAX_ARGS];
     int argc = 0;
-    if (side == SIDE_C) {
-        argv[argc++] = (char *)o->programs[s];
+    if (side < MAX_RUNTIMES) {
+        argv[argc++] = (char *)o->runtimes[side].programs[s];
+    } else if (side == SIDE_BLOCKING) {
+        argv[argc++] = (char *)o->blocking[s];
     } else {
         snprintf(script, sizeof script, "%s/%s", o->scripts, sc->script);
-        argv[argc++] = (char *)python;
+        argv[argc++] = (char *)(side == SIDE_PY ? cx->python : cx->uvloop);
         argv[argc++] = script;
+        if (side == SIDE_UVLOOP)
+            argv[argc++] = "--uvloop";
     }
     split_args(args, argv, argc);
 
-    printf("%-12s %-6s %d/%d:", sc->name, side_names[side], rep + 1, o->reps);
+    printf("%-12s %-10s %d/%d:", sc->name, cx->labels[side], rep + 1, o->reps);
     run r;
     if (!run_program(argv, &r)) {
         printf(" could not run\n");
@@ -502,41 +604,144 @@ static bool run_side(const options *o, int s, int side, const char *python, resu
     return ok;
 }
 
-static void print_table(const options *o, const results *all)
+static bool selected(const options *o, int s)
 {
-    char a[32], b[32], c[32], d[32], e[32];
-    printf("\n| scenario | metric | unit | C median | Python median "
-           "| Python/C (a rate: C/Python) | C peak RSS | Python peak RSS |\n");
-    printf("|---|---|---|---:|---:|---:|---:|---:|\n");
+    return o->only == NULL || strcmp(o->only, scenarios[s].name) == 0;
+}
+
+/* How many times better `side` does than `base` on metric m: for a cost
+ * (ns, bytes, seconds) base's over side's, for a rate (per_s) side's over
+ * base's. 0 if either has no figure. */
+static double better(const metric *m, int side, int base)
+{
+    if (m->count[side] == 0 || m->count[base] == 0)
+        return 0;
+    double x = median(m->values[side], m->count[side]);
+    double b = median(m->values[base], m->count[base]);
+    if (strcmp(m->unit, "per_s") == 0)
+        return b > 0 ? x / b : 0;
+    return x > 0 ? b / x : 0;
+}
+
+static void print_ratio(double r, bool coarse)
+{
+    if (r <= 0)
+        printf(" - |");
+    else if (r >= 10)
+        printf(" %.0fx |", r);
+    else
+        printf(coarse ? " %.1fx |" : " %.2fx |", r);
+}
+
+/* The table: each side's median, then the ratios (each runtime against
+ * the first, each against Python, each against the references), then the
+ * peak RSS of the runtimes and of Python. With one runtime and no
+ * reference, the columns are those of every earlier table. */
+static void print_table(const options *o, const context *cx, const results *all)
+{
+    bool active[SIDES] = {false};
+    for (int r = 0; r < o->runtime_count; r++)
+        active[r] = true;
+    active[SIDE_PY] = true; /* a column of '-' without Python, as always */
     for (int s = 0; s < SCENARIOS; s++) {
-        if (o->only != NULL && strcmp(o->only, scenarios[s].name) != 0)
+        bool measured = false; /* by at least one runtime: not skipped */
+        for (int r = 0; r < o->runtime_count; r++)
+            measured |= o->runtimes[r].programs[s] != NULL;
+        if (!selected(o, s) || !measured)
+            continue;
+        active[SIDE_BLOCKING] |= o->blocking[s] != NULL;
+        active[SIDE_UVLOOP] |= cx->uvloop != NULL && scenarios[s].uvloop;
+    }
+    const char *first = cx->labels[0];
+    int n = o->runtime_count;
+
+    printf("\n| scenario | metric | unit |");
+    for (int side = 0; side < SIDES; side++)
+        if (active[side])
+            printf(" %s median |", cx->labels[side]);
+    for (int r = 1; r < n; r++)
+        printf(" %s/%s |", first, cx->labels[r]);
+    for (int r = 0; r < n; r++) {
+        if (n == 1 && !active[SIDE_BLOCKING] && !active[SIDE_UVLOOP])
+            printf(" Python/%s (a rate: %s/Python) |", first, first);
+        else
+            printf(" Python/%s |", cx->labels[r]);
+    }
+    for (int ref = SIDE_BLOCKING; ref <= SIDE_UVLOOP; ref++)
+        for (int r = 0; active[ref] && r < n; r++)
+            printf(" %s/%s |", cx->labels[ref], cx->labels[r]);
+    for (int r = 0; r < n; r++)
+        printf(" %s peak RSS |", cx->labels[r]);
+    printf(" Python peak RSS |\n|---|---|---|");
+    int columns = 0;
+    for (int side = 0; side < SIDES; side++)
+        columns += active[side];
+    columns += (n - 1) + n + n * (active[SIDE_BLOCKING] + active[SIDE_UVLOOP]) + n + 1;
+    for (int i = 0; i < columns; i++)
+        printf("---:|");
+    printf("\n");
+
+    char a[32];
+    for (int s = 0; s < SCENARIOS; s++) {
+        if (!selected(o, s))
             continue;
         const results *res = &all[s];
         for (int i = 0; i < res->metric_count; i++) {
             const metric *m = &res->metrics[i];
-            bool has_c = m->count[SIDE_C] > 0, has_py = m->count[SIDE_PY] > 0;
-            double mc = has_c ? median(m->values[SIDE_C], m->count[SIDE_C]) : 0;
-            double mp = has_py ? median(m->values[SIDE_PY], m->count[SIDE_PY]) : 0;
-            /* How many times better the C side is: for a cost (ns, bytes,
-               seconds) Python's over C's, for a rate (per_s) C's over
-               Python's. */
-            bool rate = strcmp(m->unit, "per_s") == 0;
-            double better = rate ? (mp > 0 ? mc / mp : 0) : (mc > 0 ? mp / mc : 0);
-            snprintf(c, sizeof c, "-");
-            if (has_c && has_py && better > 0)
-                snprintf(c, sizeof c, better >= 10 ? "%.0fx" : "%.1fx", better);
-            snprintf(d, sizeof d, "-");
-            snprintf(e, sizeof e, "-");
-            if (i == 0 && res->runs[SIDE_C] > 0)
-                snprintf(d, sizeof d, "%.1f MiB", res->maxrss[SIDE_C] / 1048576.0);
-            if (i == 0 && res->runs[SIDE_PY] > 0)
-                snprintf(e, sizeof e, "%.1f MiB", res->maxrss[SIDE_PY] / 1048576.0);
-            printf("| %s | %s | %s | %s | %s | %s | %s | %s |\n",
-                   i == 0 ? scenarios[s].name : "", m->name, m->unit,
-                   has_c ? format(a, sizeof a, mc) : "-",
-                   has_py ? format(b, sizeof b, mp) : "-", c, d, e);
+            printf("| %s | %s | %s |", i == 0 ? scenarios[s].name : "", m->name, m->unit);
+            for (int side = 0; side < SIDES; side++)
+                if (active[side])
+                    printf(" %s |", m->count[side] > 0
+                                        ? format(a, sizeof a,
+                                                 median(m->values[side], m->count[side]))
+                                        : "-");
+            for (int r = 1; r < n; r++)
+                print_ratio(better(m, r, 0), false);
+            for (int r = 0; r < n; r++)
+                print_ratio(better(m, r, SIDE_PY), true);
+            for (int ref = SIDE_BLOCKING; ref <= SIDE_UVLOOP; ref++)
+                for (int r = 0; active[ref] && r < n; r++)
+                    print_ratio(better(m, r, ref), false);
+            for (int side = 0; side < n; side++)
+                printf(" %s |", i == 0 && res->runs[side] > 0
+                                    ? (snprintf(a, sizeof a, "%.1f MiB",
+                                                res->maxrss[side] / 1048576.0),
+                                       a)
+                                    : "-");
+            printf(" %s |\n", i == 0 && res->runs[SIDE_PY] > 0
+                                  ? (snprintf(a, sizeof a, "%.1f MiB",
+                                              res->maxrss[SIDE_PY] / 1048576.0),
+                                     a)
+                                  : "-");
         }
     }
+    if (n > 1 || active[SIDE_BLOCKING] || active[SIDE_UVLOOP])
+        printf("\nA ratio A/B is how many times better B does than A: for a cost "
+               "(ns, B, s) A's\nmedian over B's, for a rate (per_s) B's over A's. "
+               "Above 1, B is faster.\n");
+}
+
+/* Whether `python` can import uvloop; its version into buf. */
+static bool probe_uvloop(const char *python, char *version, size_t size)
+{
+    char *argv[] = {(char *)python, "-c",
+                    "import sys\n"
+                    "try:\n"
+                    "    import uvloop\n"
+                    "except ImportError:\n"
+                    "    sys.exit(1)\n" /* quietly: the runner says it */
+                    "print(uvloop.__version__)",
+                    NULL};
+    run r;
+    if (!run_program(argv, &r))
+        return false;
+    bool ok = r.status == 0 && r.out != NULL;
+    if (ok) {
+        r.out[strcspn(r.out, "\n")] = '\0';
+        snprintf(version, size, "%s", r.out);
+    }
+    free(r.out);
+    return ok;
 }
 
 int main(int argc, char **argv)
@@ -545,6 +750,14 @@ int main(int argc, char **argv)
     parse_options(argc, argv, &o);
     unsetenv("TAAL_CLOCK"); /* the real clock, always */
     setvbuf(stdout, NULL, _IOLBF, 0);
+
+    context cx;
+    memset(&cx, 0, sizeof cx);
+    for (int r = 0; r < o.runtime_count; r++)
+        snprintf(cx.labels[r], sizeof cx.labels[r], "%s", o.runtimes[r].label);
+    snprintf(cx.labels[SIDE_PY], sizeof cx.labels[SIDE_PY], "Python");
+    snprintf(cx.labels[SIDE_BLOCKING], sizeof cx.labels[SIDE_BLOCKING], "blocking C");
+    snprintf(cx.labels[SIDE_UVLOOP], sizeof cx.labels[SIDE_UVLOOP], "uvloop");
 
     char model[256];
     cpu_model(model, sizeof model);
@@ -556,34 +769,66 @@ int main(int argc, char **argv)
            o.build_type && o.build_type[0] ? o.build_type : "(none)");
     if (o.build_type == NULL || strcmp(o.build_type, "Release") != 0)
         printf("  WARNING: not a Release build; use `cmake --workflow --preset bench`\n");
+    printf("  runtimes:");
+    for (int r = 0; r < o.runtime_count; r++)
+        printf(" %s", o.runtimes[r].label);
+    printf("%s\n",
+           o.runtime_count > 1 ? " (side by side; ratios against the first)" : "");
 
     /* The Python side, if there is one. */
-    char found[4096], exe[4096], version[128];
-    const char *python = NULL;
+    char found[4096], exe[4096], version[128], uv_exe[4096], uv_version[128], uv[64];
+    bool want_uvloop = false, want_blocking = false;
+    for (int s = 0; s < SCENARIOS; s++) {
+        want_uvloop |= selected(&o, s) && scenarios[s].uvloop;
+        want_blocking |= selected(&o, s) && scenarios[s].blocking != NULL;
+    }
     if (!o.c_only) {
         const char *candidate = o.python;
         if (candidate == NULL && find_on_path("python3", found, sizeof found))
             candidate = found;
         if (candidate != NULL &&
             probe_python(candidate, exe, sizeof exe, version, sizeof version))
-            python = exe;
-        if (python == NULL) {
+            cx.python = exe;
+        if (cx.python == NULL) {
             printf("  python:   python3 not found: running the C side only\n");
         } else if (o.scripts == NULL) {
             printf("  python:   no --scripts folder: running the C side only\n");
-            python = NULL;
+            cx.python = NULL;
         } else {
-            printf("  python:   %s (%s), plain asyncio\n", version, python);
+            printf("  python:   %s (%s), plain asyncio\n", version, cx.python);
+        }
+        /* uvloop: on --uvloop-python, or on the Python side's interpreter */
+        const char *uvpy = o.uvloop_python != NULL ? o.uvloop_python : cx.python;
+        if (!want_uvloop) {
+        } else if (uvpy == NULL || o.scripts == NULL) {
+            printf("  uvloop:   no interpreter: skipped\n");
+        } else if (!probe_python(uvpy, uv_exe, sizeof uv_exe, uv_version,
+                                 sizeof uv_version) ||
+                   !probe_uvloop(uv_exe, uv, sizeof uv)) {
+            printf("  uvloop:   not installed (%s -c 'import uvloop' failed): skipped\n",
+                   uvpy);
+        } else {
+            cx.uvloop = uv_exe;
+            printf("  uvloop:   %s on %s (%s), for echo\n", uv, uv_version, uv_exe);
         }
     } else {
         printf("  python:   skipped (--c-only)\n");
+    }
+    if (want_blocking) {
+        for (int s = 0; s < SCENARIOS; s++)
+            if (selected(&o, s) && scenarios[s].blocking != NULL)
+                printf("  %-9s %s\n", "blocking:",
+                       o.blocking[s] != NULL ? "a blocking C echo pair, one connection "
+                                               "(the machine's limit), for echo"
+                                             : "no --program bench_echo_blocking: "
+                                               "skipped");
     }
     printf("  runs:     %d of each side per scenario, alternating; medians below\n",
            o.reps);
     printf("  sizes:\n");
     for (int s = 0; s < SCENARIOS; s++) {
         const scenario *sc = &scenarios[s];
-        if (o.only != NULL && strcmp(o.only, sc->name) != 0)
+        if (!selected(&o, s))
             continue;
         if (o.quick)
             printf("    %-12s both: %s\n", sc->name, sc->quick_args);
@@ -599,21 +844,31 @@ int main(int argc, char **argv)
     }
     bool ok = true;
     for (int s = 0; s < SCENARIOS; s++) {
-        if (o.only != NULL && strcmp(o.only, scenarios[s].name) != 0)
+        if (!selected(&o, s))
             continue;
-        if (o.programs[s] == NULL) {
-            fprintf(stderr, "runner: no --program %s=PATH\n", scenarios[s].program);
-            ok = false;
-            continue;
-        }
+        int have = 0;
+        for (int r = 0; r < o.runtime_count; r++)
+            have += o.runtimes[r].programs[s] != NULL;
+        for (int r = 0; r < o.runtime_count; r++)
+            if (o.runtimes[r].programs[s] == NULL)
+                printf("%-12s %-10s skipped: no %s (the runtime lacks what it needs)\n",
+                       scenarios[s].name, cx.labels[r], scenarios[s].program);
+        if (have == 0)
+            continue; /* Python alone compares with nothing */
         for (int rep = 0; rep < o.reps; rep++) {
-            ok &= run_side(&o, s, SIDE_C, python, &all[s], rep);
-            if (python != NULL)
-                ok &= run_side(&o, s, SIDE_PY, python, &all[s], rep);
+            for (int r = 0; r < o.runtime_count; r++)
+                if (o.runtimes[r].programs[s] != NULL)
+                    ok &= run_side(&o, &cx, s, r, &all[s], rep);
+            if (cx.python != NULL)
+                ok &= run_side(&o, &cx, s, SIDE_PY, &all[s], rep);
+            if (o.blocking[s] != NULL)
+                ok &= run_side(&o, &cx, s, SIDE_BLOCKING, &all[s], rep);
+            if (cx.uvloop != NULL && scenarios[s].uvloop)
+                ok &= run_side(&o, &cx, s, SIDE_UVLOOP, &all[s], rep);
         }
     }
-    print_table(&o, all);
-    if (python == NULL)
+    print_table(&o, &cx, all);
+    if (cx.python == NULL)
         printf("\n(C side only: no Python figures)\n");
     free(all);
     if (!ok)
