@@ -753,7 +753,7 @@ static void check_quote(const char *file, size_t marker_line, const char *path,
                         const block *b)
 {
     char what[512], full[4096];
-    snprintf(what, sizeof what, "quote of %s", path);
+    snprintf(what, sizeof what, "quote of %.480s", path /* a message: long paths cut */);
     if (opt.outputs_only) {
         opt.skipped++;
         return;
