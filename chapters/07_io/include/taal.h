@@ -2449,7 +2449,9 @@ enum {
 
 /** The status for the system's @p err (an errno value): one of the codes
  *  above, TAAL_ENOMEM for ENOMEM and ENOBUFS, TAAL_ETIMEDOUT for
- *  ETIMEDOUT, TAAL_EIO for anything else. */
+ *  ETIMEDOUT, TAAL_EIO for anything else. On Windows @p err may also be
+ *  a Winsock code (WSAGetLastError()): WSAECONNREFUSED is
+ *  TAAL_ECONNREFUSED, as ECONNREFUSED is. */
 int taal_status_from_errno(int err);
 /** @} */
 
@@ -2670,7 +2672,9 @@ size_t taal_stream_pending(const taal_stream *s);
 /** True once the peer has ended the stream and every byte has been read. */
 bool taal_stream_at_eof(const taal_stream *s);
 
-/** The errno behind the stream's last TAAL_EIO, or 0. */
+/** The errno behind the stream's last TAAL_EIO, or 0. On Windows,
+ *  Winsock's error as the errno of the same meaning where <errno.h> has
+ *  one, and as its WSAE code (10000 and up) where it has none. */
 int taal_stream_errno(const taal_stream *s);
 
 /** The buffered bytes, without taking them: @p *data points into the
