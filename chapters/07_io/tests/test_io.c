@@ -370,6 +370,31 @@ TEST(bad_input_to_watchers_is_refused)
     CHECK_EQ(taal_io_open(&io, &loop, 0), TAAL_ECLOSED);
 }
 
+/* A refused or reset connection is the same status on every system: on
+ * Windows, Winsock's own codes (what WSAGetLastError() and SO_ERROR say)
+ * map as the errno values of the same meaning do. */
+TEST(system_errors_map_to_the_same_statuses_on_every_system)
+{
+    CHECK_EQ(taal_status_from_errno(ECONNRESET), TAAL_ECONNRESET);
+    CHECK_EQ(taal_status_from_errno(EADDRINUSE), TAAL_EADDRINUSE);
+    CHECK_EQ(taal_status_from_errno(ECONNABORTED), TAAL_ECONNABORTED);
+    CHECK_EQ(taal_status_from_errno(EMFILE), TAAL_EMFILE);
+    CHECK_EQ(taal_status_from_errno(ENOBUFS), TAAL_ENOMEM);
+    CHECK_EQ(taal_status_from_errno(ETIMEDOUT), TAAL_ETIMEDOUT);
+#ifdef _WIN32
+    CHECK_EQ(taal_status_from_errno(WSAECONNREFUSED), TAAL_ECONNREFUSED);
+    CHECK_EQ(taal_status_from_errno(WSAECONNRESET), TAAL_ECONNRESET);
+    CHECK_EQ(taal_status_from_errno(WSAECONNABORTED), TAAL_ECONNABORTED);
+    CHECK_EQ(taal_status_from_errno(WSAEADDRINUSE), TAAL_EADDRINUSE);
+    CHECK_EQ(taal_status_from_errno(WSAEMFILE), TAAL_EMFILE);
+    CHECK_EQ(taal_status_from_errno(WSAENOBUFS), TAAL_ENOMEM);
+    CHECK_EQ(taal_status_from_errno(WSAETIMEDOUT), TAAL_ETIMEDOUT);
+    CHECK_EQ(taal_status_from_errno(WSAEACCES), TAAL_EIO);
+    /* a socket that is none: Winsock says WSAENOTSOCK, which is TAAL_EIO */
+    CHECK_EQ(taal_set_nonblocking(TAAL_INVALID_SOCKET), TAAL_EIO);
+#endif
+}
+
 TEST(closing_the_loop_forgets_its_watchers_and_closes_its_poller)
 {
     int before = open_fds();
@@ -437,6 +462,7 @@ static const taal_test tests[] = {
     TEST_ENTRY(the_virtual_clock_jumps_to_the_next_timer_only_when_no_io_came),
     TEST_ENTRY(the_real_clock_waits_in_the_poll_for_the_next_timer),
     TEST_ENTRY(bad_input_to_watchers_is_refused),
+    TEST_ENTRY(system_errors_map_to_the_same_statuses_on_every_system),
     TEST_ENTRY(closing_the_loop_forgets_its_watchers_and_closes_its_poller),
     TEST_ENTRY(the_backend_is_the_one_this_build_chose),
     TEST_ENTRY(the_header_says_which_chapter_and_which_version_of_taal_it_is),
