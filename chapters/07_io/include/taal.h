@@ -2520,7 +2520,7 @@ typedef struct taal_io {
     taal_socket fd;     /**< the descriptor (on Windows, the socket) watched */
     uint8_t events;     /**< what it waits for now: TAAL_IO_READ | TAAL_IO_WRITE */
     bool in_kernel;     /**< epoll: the descriptor is in the epoll set */
-    uint32_t slot;      /**< poll: its place in the pollfd array plus one; 0: none */
+    uint32_t slot;      /**< poll, WSAPoll: its place in the array plus one; 0: none */
     taal_handle reader; /**< made ready when the descriptor is readable */
     taal_handle writer; /**< made ready when it is writable */
 } taal_io;
