@@ -20,9 +20,8 @@
 
 /* The frame starts at the first suitably aligned address after the task:
  * 160 bytes on the common 64-bit machines, where the header is 160 too. */
-#define TASK_HEADER_SIZE                                                       \
-    ((sizeof(taal_task) + _Alignof(max_align_t) - 1) / _Alignof(max_align_t) * \
-     _Alignof(max_align_t))
+#define TASK_HEADER_SIZE \
+    ((sizeof(taal_task) + TAAL__MAX_ALIGN - 1) / TAAL__MAX_ALIGN * TAAL__MAX_ALIGN)
 
 static void task_step(taal_task *task);
 
