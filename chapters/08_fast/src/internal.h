@@ -72,12 +72,21 @@ static inline void list_splice_back(taal_link *to, taal_link *from)
 /* The ready queue (loop.c): one FIFO per priority. A handle goes to the
  * FIFO of its priority; taal__ready_move() gives a handle a new priority,
  * moving it to that FIFO if it is waiting in the ready queue. */
-void taal__ready_push(taal_loop *loop, taal_handle *handle);
 void taal__ready_move(taal_loop *loop, taal_handle *handle, int priority);
 
 static inline int taal__level(int priority)
 {
     return priority - TAAL_PRIORITY_MIN;
+}
+
+/* Chapter 08: inline, since every wake-up and every yield pushes a handle
+ * (a call cost a third of the push): to the FIFO of its priority, and
+ * that FIFO marked in the map of levels with work. */
+static inline void taal__ready_push(taal_loop *loop, taal_handle *handle)
+{
+    int level = taal__level(handle->priority);
+    list_push_back(&loop->ready[level], &handle->link);
+    loop->ready_levels |= UINT32_C(1) << level;
 }
 
 /* Memory (loop.c). */
@@ -288,7 +297,26 @@ void taal__scopes_forget(taal_loop *loop);
 ** took when they began) as soon as they end.
 */
 void taal__coro_reset(taal_coro *co, taal_body_fn body, taal_coro_kind kind,
-                      const char *name); /* taal.c */
+                      const char *name);      /* taal.c */
+int taal__send_finish(taal_coro *co, int rc); /* taal.c: taal_send() after the body */
+
+/* Chapter 08: taal_send() for a task's own frame, inline on the step's hot
+ * path. The common case (the body suspends again) costs a call of the body
+ * and three stores; whatever is rare goes to taal.c: the checks that fail
+ * (a frame finished, or running because someone sent it by hand) return
+ * taal_send()'s statuses, and an end leaves the open blocks there. */
+static inline int taal__send_inline(taal_coro *co)
+{
+    if (co->body == NULL || co->point == TAAL_POINT_DONE || co->running)
+        return taal_send(co);
+    co->running = true;
+    int rc = co->body(co);
+    if (rc == TAAL_SUSPENDED && co->blocks == NULL) {
+        co->running = false;
+        return TAAL_SUSPENDED;
+    }
+    return taal__send_finish(co, rc);
+}
 void taal__coro_track(taal_coro *co);
 taal_coro *taal__coro_mark(void);
 void taal__coro_check_since(taal_coro *mark);

@@ -168,7 +168,7 @@ static inline int resume(taal_loop *loop, taal_task *task)
     if (deliver_cancel(task))
         return task_ended(task, TAAL_ECANCELLED);
     loop->current = task;
-    int rc = taal_send(frame_of(task));
+    int rc = taal__send_inline(frame_of(task));
     loop->current = NULL;
     if (rc != TAAL_SUSPENDED)
         return task_ended(task, rc);
