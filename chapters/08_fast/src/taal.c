@@ -166,8 +166,9 @@ int taal_send(taal_coro *co)
 
 /* What taal_send() does once the body has returned `rc`, with the
  * coroutine still marked running: leave its open blocks, and mark it
- * finished unless it suspended. A task's step (task.c) calls the body
- * itself and comes here only when the body did not suspend. */
+ * finished unless it suspended. A task's step (task.c, through
+ * taal__send_inline()) calls the body itself and comes here only when the
+ * body did not simply suspend: it ended, or it has blocks open. */
 int taal__send_finish(taal_coro *co, int rc)
 {
     while (rc != TAAL_SUSPENDED && co->blocks != NULL)
