@@ -252,7 +252,12 @@ int taal__task_create_at(const char *where, taal_loop *loop, taal_body_fn body,
         memcpy(coro, frame, frame_size);
     else
         memset(coro, 0, frame_size);
-    taal_coro_init(coro, body);
+    /* Chapter 08: taal_coro_init() without its first half, the check of
+     * chapter 06 that the current task is not overwriting a coroutine in
+     * its own frame never awaited: a new task's block is in no task's
+     * frame, so the check could never find one, and it cost every spawn
+     * a walk to find that out. The name is what taal_coro_init() gives. */
+    taal__coro_reset(coro, body, TAAL_CORO_PLAIN, "body");
 
     task->future.refs = 1; /* its own, while pending */
     if (out != NULL) {
