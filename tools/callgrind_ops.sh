@@ -1,0 +1,75 @@
+#!/bin/sh
+# callgrind_ops.sh -- instructions per operation, chapter 07 against chapter
+# 08, counted by valgrind's callgrind: deterministic, so that
+# docs/08_fast.md's before-and-after figures are the same on every run on
+# the same compiler (times are not: see docs/benchmarks.md for those).
+#
+#   tools/callgrind_ops.sh [BUILD_DIR] [--cache]
+#
+# Builds bench/'s programs against both chapters' libraries (Release, in
+# BUILD_DIR, default /tmp/taal-callgrind), then runs each scenario twice,
+# at two sizes, and divides the difference by the extra operations, so
+# that setting up, the first (cold) batch and closing are left out:
+#   sleep(0)         bench_switch M 10, M = 20000 and 40000
+#   ping-pong        bench_switch 10 S, S = 20000 and 40000
+#   spawn + gather   bench_spawn 10000 B, B = 3 and 6 batches
+#   timer            bench_timers N 0.001, N = 50000 and 100000
+# With --cache, the timer scenario also runs at 10^6 timers under the cache
+# simulator, and prints the data-cache misses per timer (first level, and
+# last level: the ones that go to memory). Needs cmake and valgrind.
+set -eu
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-/tmp/taal-callgrind}
+cache=no
+[ "${2:-}" = "--cache" ] && cache=yes
+mkdir -p "$build/src"
+cat > "$build/src/CMakeLists.txt" <<CMAKE
+cmake_minimum_required(VERSION 3.25)
+project(taal_callgrind_ops LANGUAGES C)
+set(TAAL_UNBUILT_CHAPTERS ch07 ch08) # no unit tests: only the libraries
+set(TAAL_CH07_HELPERS $root/tests/include CACHE PATH "")
+set(TAAL_CH08_HELPERS $root/tests/include CACHE PATH "")
+add_subdirectory($root/chapters/07_io ch07)
+add_subdirectory($root/chapters/08_fast ch08)
+foreach(ch ch07 ch08)
+  foreach(s spawn switch timers)
+    add_executable(\${s}_\${ch} $root/bench/\${s}.c)
+    target_link_libraries(\${s}_\${ch} PRIVATE taal_\${ch})
+  endforeach()
+endforeach()
+CMAKE
+cmake -S "$build/src" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$build" -j2 --target spawn_ch07 spawn_ch08 switch_ch07 switch_ch08 \
+      timers_ch07 timers_ch08 >/dev/null
+
+# ir PROGRAM ARGS...: the instructions the program ran.
+ir() {
+    TAAL_CLOCK= valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 >/dev/null |
+        sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
+}
+# per N PROGRAM "ARGS1" "ARGS2": (ir ARGS2 - ir ARGS1) / N
+per() {
+    n=$1 p=$2
+    a=$(ir "$p" $3)
+    b=$(ir "$p" $4)
+    echo $(((b - a) / n))
+}
+printf '%-36s %10s %10s\n' "instructions per operation" "chapter 07" "chapter 08"
+row() {
+    printf '%-36s %10s %10s\n' "$1" "$(per "$2" "$build/$3_ch07" "$4" "$5")" \
+           "$(per "$2" "$build/$3_ch08" "$4" "$5")"
+}
+row "sleep(0), one task" 20000 switch "20000 10" "40000 10"
+row "ping-pong switch through futures" 20000 switch "10 20000" "10 40000"
+row "warm spawn + gather, per task" 30000 spawn "10000 3" "10000 6"
+row "timer (task, sleep, fire), per timer" 50000 timers "50000 0.001" "100000 0.001"
+if [ $cache = yes ]; then
+    for ch in ch07 ch08; do
+        out=$build/cache_$ch.out
+        TAAL_CLOCK= valgrind --tool=callgrind --cache-sim=yes --callgrind-out-file="$out" \
+            "$build/timers_$ch" 1000000 0.001 >/dev/null 2>&1
+        # Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw
+        callgrind_annotate "$out" | sed -n 's/ *(100.0%)//g; s/,//g; s/ *PROGRAM TOTALS//p' |
+            awk -v ch=$ch '{ printf "%s, 10^6 timers: per timer %.0f instructions, %.1f D1 misses, %.2f LL misses\n", ch, $1 / 1e6, ($5 + $6) / 1e6, ($8 + $9) / 1e6 }'
+    done
+fi
