@@ -24,11 +24,19 @@
 #include "taal.h"
 #include "taal_http.h"
 
+#include <stdio.h>
+#ifdef _WIN32
+#define WIN32_LEAN_AND_MEAN
+#include <winsock2.h> /* the loop has started Winsock: taal_loop_init */
+#include <ws2tcpip.h>
+#define close_socket closesocket
+#else
 #include <arpa/inet.h>
 #include <netinet/in.h>
-#include <stdio.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#define close_socket close
+#endif
 
 static const char *const urls[] = {
     "http://api.example/",        "http://api.example/posts",
@@ -82,14 +90,14 @@ static int fetch_body(taal_coro *self)
 /* A port where nothing listens: a socket bound to it, never listening,
  * so that no other program can take the port while this one runs, and a
  * connection to it is refused. */
-static int reserve_port(int *fd)
+static int reserve_port(taal_socket *fd)
 {
     struct sockaddr_in in = {0};
     socklen_t len = sizeof in;
     in.sin_family = AF_INET;
     in.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     *fd = socket(AF_INET, SOCK_STREAM, 0);
-    if (*fd < 0 || bind(*fd, (struct sockaddr *)&in, sizeof in) != 0 ||
+    if (*fd == TAAL_INVALID_SOCKET || bind(*fd, (struct sockaddr *)&in, sizeof in) != 0 ||
         getsockname(*fd, (struct sockaddr *)&in, &len) != 0)
         return -1;
     return ntohs(in.sin_port);
@@ -99,7 +107,8 @@ typedef struct api_client {
     taal_coro co;
     taal_http_site site;
     taal_server *server;
-    int down_fd, down_port;
+    taal_socket down_fd;
+    int down_port;
     taal_http_session session;
     taal_block with; /* async with aiohttp.ClientSession() as session: */
     taal_future *fetches[URLS];
@@ -142,7 +151,7 @@ static int api_client_body(taal_coro *self)
 {
     api_client *f = (api_client *)self;
     TAAL_BEGIN(f);
-    f->down_fd = -1;
+    f->down_fd = TAAL_INVALID_SOCKET;
     f->site =
         (taal_http_site){.routes = routes, .count = sizeof routes / sizeof routes[0]};
     f->st = start(f);
@@ -162,7 +171,7 @@ static int api_client_body(taal_coro *self)
     for (int i = 0; i < URLS; i++)
         taal_future_release(f->fetches[i]);
     taal_future_release(f->all);
-    close(f->down_fd);
+    close_socket(f->down_fd);
     TAAL_SERVER_CLOSE_STATUS(f->st, f->server); /* every handler has ended */
     TAAL_END();
 }

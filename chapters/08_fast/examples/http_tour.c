@@ -30,7 +30,11 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#ifdef _MSC_VER
+#define strncasecmp _strnicmp /* MSVC has no <strings.h> */
+#else
 #include <strings.h>
+#endif
 
 /* ---- the server: a tiny JSON API ----------------------------------------- */
 

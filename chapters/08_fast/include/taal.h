@@ -654,13 +654,14 @@ struct taal_loop {
     int64_t slow_step;        /**< debug mode: the slow-step threshold, ns */
 
     /* Readiness I/O (chapter 07, src/io.c): see "Readiness I/O" below. */
-    struct taal_poller *poller; /**< epoll or poll; NULL until a watcher wants an event */
+    struct taal_poller *poller; /**< the backend's; NULL until a watcher wants an event */
     taal_link watchers;         /**< every open taal_io of this loop */
     taal_link sockets;          /**< every stream and server the loop allocated */
     uint32_t io_wanted;   /**< watchers that want an event: the loop may wait on them */
     uint32_t io_interval; /**< with work ready, poll every this many iterations */
     uint32_t io_ticks;    /**< iterations since the last poll */
     uint64_t io_polls;    /**< polls so far (the tests count them) */
+    bool wsa_started;     /**< Windows: WSAStartup() succeeded for this loop */
 };
 
 /** Prepares @p loop. @p options may be NULL. Allocates nothing, unless
@@ -1010,13 +1011,15 @@ int taal_task_priority(const taal_task *task);
  *  loop until they have finished, their cleanup included (an error other
  *  than TAAL_ECANCELLED that one ends with is reported, a
  *  TAAL_REPORT_UNRETRIEVED), closes the loop, and returns the coroutine's
- *  status. A main that never finished (a deadlock) is not cancelled: the
- *  close reports what was left pending. The frame is made as
+ *  status. A main that taal_stop() ended early is cancelled with the rest,
+ *  and the run returns TAAL_ESTOPPED. A main that never finished because
+ *  every task waits (a deadlock) is not cancelled: the close reports what
+ *  was left pending. The frame is made as
  *  taal_task_create() makes it, from @p frame and @p frame_size. If
  *  @p result is not NULL it receives the TAAL_RETURN_VALUE, which must not
  *  point into the frame (the frame is gone when taal_run() returns).
  *  Returns TAAL_EINVAL, TAAL_EBUSY (called while a loop runs), TAAL_ENOMEM,
- *  TAAL_EDEADLOCK, or the coroutine's error. */
+ *  TAAL_EDEADLOCK, TAAL_ESTOPPED, or the coroutine's error. */
 int taal_run(taal_body_fn body, const void *frame, size_t frame_size,
              const taal_loop_options *options, void **result);
 /** @} */
@@ -1197,7 +1200,9 @@ bool taal_future_cancel(taal_future *future);
  *  but for a gather: as asyncio's, a gather is never cancelled. Whether it
  *  was cancelled itself or a child was, it ends with TAAL_ECANCELLED as
  *  its error (asyncio's ends with CancelledError set as its exception),
- *  which is reported if nobody retrieves it. Changes nothing. */
+ *  which is reported if nobody retrieves it. A shield of such a gather
+ *  fails with it the same way, and is not cancelled either. Changes
+ *  nothing. */
 bool taal_future_cancelled(const taal_future *future);
 
 /** asyncio's Task.cancelling(): the cancel() requests that uncancel() has
@@ -2451,7 +2456,9 @@ enum {
 
 /** The status for the system's @p err (an errno value): one of the codes
  *  above, TAAL_ENOMEM for ENOMEM and ENOBUFS, TAAL_ETIMEDOUT for
- *  ETIMEDOUT, TAAL_EIO for anything else. */
+ *  ETIMEDOUT, TAAL_EIO for anything else. On Windows @p err may also be
+ *  a Winsock code (WSAGetLastError()): WSAECONNREFUSED is
+ *  TAAL_ECONNREFUSED, as ECONNREFUSED is. */
 int taal_status_from_errno(int err);
 /** @} */
 
@@ -2463,11 +2470,15 @@ int taal_status_from_errno(int err);
  *  timer, holding the two handles the loop schedules. The descriptor must
  *  be non-blocking (taal_set_nonblocking()); taal never closes it.
  *
- *  The loop asks the kernel with epoll (Linux) or poll (any POSIX
- *  system), chosen when the chapter is configured (TAAL_POLL_BACKEND=poll
- *  forces poll). Readiness is level-triggered, as in asyncio: a callback
- *  is made ready in every iteration that polls while the descriptor is
- *  still readable, until it reads what is there or removes its reader.
+ *  The loop asks the kernel with epoll (Linux), poll (any POSIX
+ *  system) or WSAPoll (Windows, sockets only), chosen when the chapter is
+ *  configured (TAAL_POLL_BACKEND=poll forces poll). WSAPoll has one known
+ *  defect: before Windows 10 version 2004 it never reports a connect()
+ *  that failed, so that taal_open_connection() to a port where nobody
+ *  listens waits until a timeout ends it instead of failing with
+ *  TAAL_ECONNREFUSED (src/poll_wsapoll.c). Readiness is level-triggered, as in asyncio: a
+ * callback is made ready in every iteration that polls while the descriptor is still
+ * readable, until it reads what is there or removes its reader.
  *
  *  When the loop polls (step 1 of an iteration, docs/07_io.md):
  *   - nothing is ready: it blocks in the kernel until a descriptor is
@@ -2495,22 +2506,37 @@ int taal_status_from_errno(int err);
 /** What a watcher waits for (a bit mask). */
 enum { TAAL_IO_READ = 1, TAAL_IO_WRITE = 2 };
 
+#ifdef _WIN32
+/** A socket: Winsock's SOCKET, an unsigned integer the size of a pointer
+ *  (the same type, without <winsock2.h> in every program). */
+typedef uintptr_t taal_socket;
+/** The socket that is none: Winsock's INVALID_SOCKET. */
+#define TAAL_INVALID_SOCKET (~(taal_socket)0)
+#else
+/** A socket: on POSIX systems a file descriptor, an int (on Windows,
+ *  Winsock's SOCKET, an unsigned integer the size of a pointer). */
+typedef int taal_socket;
+/** The socket that is none: -1 (on Windows, INVALID_SOCKET). */
+#define TAAL_INVALID_SOCKET (-1)
+#endif
+
 /** A file descriptor's watcher. Caller storage; zeroed means closed. */
 typedef struct taal_io {
     taal_link link;     /**< in taal_loop.watchers while open */
     taal_loop *loop;    /**< the loop it is open on */
-    int fd;             /**< the descriptor watched */
+    taal_socket fd;     /**< the descriptor (on Windows, the socket) watched */
     uint8_t events;     /**< what it waits for now: TAAL_IO_READ | TAAL_IO_WRITE */
     bool in_kernel;     /**< epoll: the descriptor is in the epoll set */
-    uint32_t slot;      /**< poll: its place in the pollfd array plus one; 0: none */
+    uint32_t slot;      /**< poll, WSAPoll: its place in the array plus one; 0: none */
     taal_handle reader; /**< made ready when the descriptor is readable */
     taal_handle writer; /**< made ready when it is writable */
 } taal_io;
 
 /** Opens @p io on @p loop for the descriptor @p fd, waiting for nothing
- *  yet. TAAL_EINVAL (NULL, a negative fd), TAAL_ECLOSED, TAAL_EBUSY (@p io
- *  is open). */
-int taal_io_open(taal_io *io, taal_loop *loop, int fd);
+ *  yet. TAAL_EINVAL (NULL, a negative fd or TAAL_INVALID_SOCKET),
+ *  TAAL_ECLOSED, TAAL_EBUSY (@p io is open). On Windows @p fd is a socket
+ *  (WSAPoll watches nothing else). */
+int taal_io_open(taal_io *io, taal_loop *loop, taal_socket fd);
 
 /** asyncio's add_reader(): @p fn(@p data) is made ready whenever the
  *  descriptor is readable (or has hung up, or has an error: the read then
@@ -2535,11 +2561,13 @@ int taal_remove_writer(taal_io *io);
  *  closed watcher is harmless. */
 int taal_io_close(taal_io *io);
 
-/** Makes @p fd non-blocking and close-on-exec. TAAL_OK, or the errno's
- *  status. */
-int taal_set_nonblocking(int fd);
+/** Makes @p fd non-blocking and close-on-exec (on Windows: a socket,
+ *  with ioctlsocket(FIONBIO), and not inherited by child processes).
+ *  TAAL_OK, or the errno's status. */
+int taal_set_nonblocking(taal_socket fd);
 
-/** Which backend this build polls with: "epoll" or "poll". */
+/** Which backend this build polls with: "epoll", "poll" or (Windows)
+ *  "wsapoll". */
 const char *taal_io_backend(void);
 /** @} */
 
@@ -2651,7 +2679,9 @@ size_t taal_stream_pending(const taal_stream *s);
 /** True once the peer has ended the stream and every byte has been read. */
 bool taal_stream_at_eof(const taal_stream *s);
 
-/** The errno behind the stream's last TAAL_EIO, or 0. */
+/** The errno behind the stream's last TAAL_EIO, or 0. On Windows,
+ *  Winsock's error as the errno of the same meaning where <errno.h> has
+ *  one, and as its WSAE code (10000 and up) where it has none. */
 int taal_stream_errno(const taal_stream *s);
 
 /** The buffered bytes, without taking them: @p *data points into the

@@ -185,8 +185,7 @@ int taal__with_enter(taal_coro *co, taal_block *block)
     if (rc != TAAL_OK)
         return with_failed(block, as_error(rc));
     block->phase = TAAL_BLOCK_INSIDE;
-    block->outer = co->blocks;
-    co->blocks = block;
+    taal__block_link(co, block);
     return TAAL_OK;
     /* LAB(with) END: (void)co; return with_failed(block, TAAL_ENOTIMPL); */
 }
@@ -214,18 +213,8 @@ int taal__with_exit(taal_coro *co, taal_block *block)
 {
     if (block == NULL || block->misused > 0)
         return TAAL_OK;
-    /* LAB(with) BEGIN: a break is a normal end; leave the open blocks; the exit */
-    if (block->phase == TAAL_BLOCK_INSIDE) {
-        block->phase = TAAL_BLOCK_LEAVING; /* a `break` */
-        block->status = TAAL_OK;
-    }
-    if (block->phase == TAAL_BLOCK_LEAVING) {
-        taal__block_unlink(co, block);
-        block->phase = TAAL_BLOCK_EXITING;
-        block->resumed = false;
-        block->suppress = false;
-    }
-    if (block->phase != TAAL_BLOCK_EXITING)
+    /* LAB(with) BEGIN: end the body's part of the block (a break, leaving); the exit */
+    if (!taal__block_end(co, block))
         return TAAL_OK;
     int rc = block->u.with.type->exit(block->u.with.manager, block, block->resumed);
     if (rc == TAAL_SUSPENDED) {

@@ -244,6 +244,36 @@ void taal__block_unlink(taal_coro *co, taal_block *block)
     block->outer = NULL;
 }
 
+/* Puts `block` first on the open blocks of `co`: from now to its END, a
+ * return from the body comes back to it (taal_send()'s leave_block()). */
+void taal__block_link(taal_coro *co, taal_block *block)
+{
+    block->outer = co->blocks;
+    co->blocks = block;
+}
+
+/*
+** The END of an open block (an `async for`'s close, an `async with`'s
+** exit): one still inside was left by a `break`, a normal end; one leaving
+** leaves the open blocks first, so that nothing the close or the exit does
+** can come back to it, and its exit starts afresh. True while the close or
+** the exit is to run; false if the block never opened (nothing to end).
+*/
+bool taal__block_end(taal_coro *co, taal_block *block)
+{
+    if (block->phase == TAAL_BLOCK_INSIDE) {
+        block->phase = TAAL_BLOCK_LEAVING; /* a `break` */
+        block->status = TAAL_OK;
+    }
+    if (block->phase == TAAL_BLOCK_LEAVING) {
+        taal__block_unlink(co, block);
+        block->phase = TAAL_BLOCK_EXITING;
+        block->resumed = false;
+        block->suppress = false;
+    }
+    return block->phase == TAAL_BLOCK_EXITING;
+}
+
 /* The loop begins: the block is open from here to its END, so that a
  * return from its body comes back to close the iterator. A block that is
  * already open is left alone: the misuse is counted, and reported by the
@@ -259,8 +289,7 @@ void taal__for_begin(taal_coro *co, taal_block *block, taal_aiter *it, int line)
     *block =
         (taal_block){.kind = TAAL_BLOCK_FOR, .phase = TAAL_BLOCK_ENTERING, .line = line};
     block->u.iter = it;
-    block->outer = co->blocks;
-    co->blocks = block;
+    taal__block_link(co, block);
 }
 
 /* An anext has ended with `st`: a value, and the body runs; else the loop
@@ -327,18 +356,7 @@ static int close_done(taal_block *block, int st)
 */
 int taal__for_close(taal_coro *co, taal_block *block)
 {
-    if (block == NULL || block->misused > 0)
-        return TAAL_OK;
-    if (block->phase == TAAL_BLOCK_INSIDE) {
-        block->phase = TAAL_BLOCK_LEAVING;
-        block->status = TAAL_OK;
-    }
-    if (block->phase == TAAL_BLOCK_LEAVING) {
-        taal__block_unlink(co, block);
-        block->phase = TAAL_BLOCK_EXITING;
-        block->resumed = false;
-    }
-    if (block->phase != TAAL_BLOCK_EXITING)
+    if (block == NULL || block->misused > 0 || !taal__block_end(co, block))
         return TAAL_OK;
     int st;
     if (!block->resumed) {

@@ -534,6 +534,7 @@ typedef struct shield {
     taal_future future; /* first member: a shield is a future */
     taal_handle handle; /* on the inner future's waiters until it is done */
     taal_future *inner; /* held (a reference) until the shield is freed */
+    bool failed;        /* inner failed with the cancellation, uncancelled */
 } shield;
 
 /* The inner future's outcome becomes the shield's, and counts as
@@ -542,6 +543,10 @@ typedef struct shield {
 static void shield_copy(shield *sh, bool pending)
 {
     int status = taal__future_retrieve(sh->inner);
+    /* asyncio's shield cancels itself only when the inner future was
+     * cancelled; one that failed with CancelledError (a gather) makes it
+     * fail with that too, and it is not cancelled() either. */
+    sh->failed = status == TAAL_ECANCELLED && !taal_future_cancelled(sh->inner);
     void *result = status == TAAL_OK ? sh->inner->result : NULL;
     if (pending)
         finish_and_let_go(&sh->future, status, result);
@@ -616,8 +621,13 @@ bool taal_future_cancel(taal_future *future)
  * other (set_exception(), not cancel()). So is taal's. */
 bool taal_future_cancelled(const taal_future *future)
 {
-    return taal_future_done(future) && future->status == TAAL_ECANCELLED &&
-           future->kind != TAAL_FUTURE_GATHER;
+    if (!taal_future_done(future) || future->status != TAAL_ECANCELLED)
+        return false;
+    if (future->kind == TAAL_FUTURE_GATHER)
+        return false;
+    if (future->kind == TAAL_FUTURE_SHIELD)
+        return !((const shield *)future)->failed;
+    return true;
 }
 
 /* ---- taking futures apart ------------------------------------------------------ */

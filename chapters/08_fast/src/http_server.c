@@ -47,8 +47,10 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <time.h>
+#ifndef _WIN32
+#include <sys/resource.h>
+#endif
 
 enum { PIECE = 16384 };
 
@@ -518,10 +520,7 @@ static int parse_some(conn_frame *f)
  * than the room there was: adding that to *used unchecked would move the
  * next write past the end of the line. False when it did not fit. */
 static bool append(conn_frame *f, size_t *used, const char *format, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
+    TAAL__PRINTF(3, 4);
 
 static bool append(conn_frame *f, size_t *used, const char *format, ...)
 {
@@ -722,12 +721,20 @@ static void idle_remove(conn_frame *f)
  * does. */
 static size_t default_cap(void)
 {
+#ifdef _WIN32
+    /* Windows has no descriptor limit for sockets (they are handles, of
+     * which a process may have about 16 million), so nothing to stay under:
+     * the cap is MAX_CONNECTIONS. (WSAPoll has no limit on its array
+     * either; select() would, at FD_SETSIZE, 64 by default.) */
+    return MAX_CONNECTIONS;
+#else
     struct rlimit rl;
     if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
         rl.rlim_cur >= MAX_CONNECTIONS + SPARE_DESCRIPTORS)
         return MAX_CONNECTIONS;
     return rl.rlim_cur > SPARE_DESCRIPTORS + 1 ? (size_t)rl.rlim_cur - SPARE_DESCRIPTORS
                                                : 1;
+#endif
 }
 
 /* A new connection over the cap: room is made by cancelling the connection

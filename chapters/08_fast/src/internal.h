@@ -110,18 +110,51 @@ void taal__block_put(taal_loop *loop, void *block, size_t size);
 #define TAAL__COLD
 #endif
 
+/* Thread-local storage is C11's _Thread_local, which MSVC's C mode has
+ * long spelt __declspec(thread) instead. */
+#if defined(_MSC_VER) && !defined(__clang__)
+#define TAAL__THREAD_LOCAL __declspec(thread)
+#else
+#define TAAL__THREAD_LOCAL _Thread_local
+#endif
+
+/* The strictest alignment a block needs: C11's _Alignof(max_align_t), and
+ * a union of the widest basic types where MSVC's <stddef.h> has no
+ * max_align_t in C. */
+#if defined(_MSC_VER) && !defined(__clang__)
+typedef union {
+    long long ll;
+    long double ld;
+    void *p;
+    void (*f)(void);
+} taal__max_align;
+#define TAAL__MAX_ALIGN _Alignof(taal__max_align)
+#else
+#define TAAL__MAX_ALIGN _Alignof(max_align_t)
+#endif
+
+/* printf-style arguments, checked by gcc and clang. MinGW-w64's `printf`
+ * archetype is the Microsoft runtime's, which has no %zu; in standard C
+ * mode MinGW's printf is its own, which has, and <stdio.h> names the
+ * archetype that matches. */
+#if defined(__MINGW32__)
+#include <stdio.h>
+#define TAAL__PRINTF(string, first) \
+    __attribute__((format(__MINGW_PRINTF_FORMAT, string, first)))
+#elif defined(__GNUC__)
+#define TAAL__PRINTF(string, first) __attribute__((format(printf, string, first)))
+#else
+#define TAAL__PRINTF(string, first)
+#endif
+
 /* Reports (loop.c): printf-style, one line. `loop` may be NULL (a future
  * freed after its loop closed): the report then goes to stderr. */
 void taal__report(taal_loop *loop, taal_report_kind kind, taal_future *future, int status,
-                  const char *format, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 5, 6)))
-#endif
-    ;
+                  const char *format, ...) TAAL__PRINTF(5, 6);
 
 /* The loop running in this thread (loop.c), and its current task: read
  * directly on the hot paths of the await macros. */
-extern _Thread_local taal_loop *taal__running_loop;
+extern TAAL__THREAD_LOCAL taal_loop *taal__running_loop;
 
 static inline taal_task *taal__current_task(void)
 {
@@ -322,10 +355,12 @@ taal_coro *taal__coro_mark(void);
 void taal__coro_check_since(taal_coro *mark);
 void taal__coros_check(taal_task *task); /* it ends, or its loop closes */
 
-/* Blocks (aiter.c): is one between its BEGIN and its END; off a body's
- * list of open blocks. */
+/* Blocks (aiter.c): is one between its BEGIN and its END; on and off a
+ * body's list of open blocks; the start of its END (a close or an exit). */
 bool taal__block_open(const taal_block *block);
 void taal__block_unlink(taal_coro *co, taal_block *block);
+void taal__block_link(taal_coro *co, taal_block *block);
+bool taal__block_end(taal_coro *co, taal_block *block);
 
 /* Readiness I/O (io.c, chapter 07): set up with the loop; the loop's wait
  * in step 1 (blocks until an event or `deadline`, loop time in ns,

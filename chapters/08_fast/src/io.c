@@ -25,10 +25,13 @@
 ** the tests check. In time it is 61 times the longest iteration.
 */
 #include "poller.h"
+#include "sock.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
+#ifndef _WIN32
+#include <fcntl.h>
+#endif
 
 /* ---- the watchers ------------------------------------------------------- */
 
@@ -37,11 +40,24 @@ void taal__io_init(taal_loop *loop, unsigned interval)
     list_init(&loop->watchers);
     list_init(&loop->sockets);
     loop->io_interval = interval != 0 ? interval : TAAL_IO_INTERVAL;
+#ifdef _WIN32
+    /* Winsock works only between WSAStartup() and WSACleanup(), which it
+     * counts: each loop takes one reference, and gives it back when it
+     * closes. Should it fail (it does not, on any Windows since 95), every
+     * socket call fails with WSANOTINITIALISED, which is TAAL_EIO. */
+    WSADATA wsa;
+    loop->wsa_started = WSAStartup(MAKEWORD(2, 2), &wsa) == 0;
+#endif
 }
 
-int taal_io_open(taal_io *io, taal_loop *loop, int fd)
+int taal_io_open(taal_io *io, taal_loop *loop, taal_socket fd)
 {
-    if (io == NULL || loop == NULL || fd < 0)
+#ifdef _WIN32
+    bool invalid = fd == TAAL_INVALID_SOCKET;
+#else
+    bool invalid = fd < 0;
+#endif
+    if (io == NULL || loop == NULL || invalid)
         return TAAL_EINVAL;
     if (loop->closed || loop->closing)
         return TAAL_ECLOSED;
@@ -153,7 +169,47 @@ int taal__io_ready(taal_io *io, unsigned events)
     /* LAB(readiness) END: (void)io; (void)events; return 0; */
 }
 
-int taal_set_nonblocking(int fd)
+#ifdef _WIN32
+/* Windows: FIONBIO, and a socket handle that a child process does not
+ * inherit (Windows's close-on-exec). */
+int taal_set_nonblocking(taal_socket fd)
+{
+    u_long on = 1;
+    if (ioctlsocket(fd, FIONBIO, &on) != 0)
+        return taal_status_from_errno(taal__sock_errno());
+    if (!SetHandleInformation((HANDLE)fd, HANDLE_FLAG_INHERIT, 0))
+        return TAAL_EIO;
+    return TAAL_OK;
+}
+
+/* Winsock's codes, as the errno values of the same meaning that MinGW's
+ * and MSVC's <errno.h> define; a code with none stays as it is (all are
+ * above 10000, where no errno value is). */
+int taal__sock_error(int err)
+{
+    switch (err) {
+    case WSAEWOULDBLOCK: return EWOULDBLOCK;
+    case WSAEINPROGRESS: return EINPROGRESS;
+    case WSAEINTR: return EINTR;
+    case WSAECONNREFUSED: return ECONNREFUSED;
+    case WSAECONNRESET: return ECONNRESET;
+    case WSAECONNABORTED: return ECONNABORTED;
+    case WSAESHUTDOWN: return EPIPE; /* sent after shutdown(SD_SEND) */
+    case WSAENOTCONN: return ENOTCONN;
+    case WSAEADDRINUSE: return EADDRINUSE;
+    case WSAEMFILE: return EMFILE;
+    case WSAENOBUFS: return ENOBUFS;
+    case WSAETIMEDOUT: return ETIMEDOUT;
+    default: return err;
+    }
+}
+
+int taal__sock_errno(void)
+{
+    return taal__sock_error(WSAGetLastError());
+}
+#else
+int taal_set_nonblocking(taal_socket fd)
 {
     int flags = fcntl(fd, F_GETFL);
     if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0 ||
@@ -161,6 +217,12 @@ int taal_set_nonblocking(int fd)
         return taal_status_from_errno(errno);
     return TAAL_OK;
 }
+
+int taal__sock_error(int err)
+{
+    return err;
+}
+#endif
 
 /* ---- polling: step 1 of an iteration ------------------------------------ */
 
@@ -231,12 +293,18 @@ void taal__io_close(taal_loop *loop)
     }
     taal__poller_free(loop);
     loop->io_wanted = 0;
+#ifdef _WIN32
+    if (loop->wsa_started)
+        WSACleanup();
+    loop->wsa_started = false;
+#endif
 }
 
 /* ---- statuses --------------------------------------------------------------- */
 
 int taal_status_from_errno(int err)
 {
+    err = taal__sock_error(err); /* Windows: a WSAE code too */
     switch (err) {
     case ECONNREFUSED: return TAAL_ECONNREFUSED;
     case ECONNRESET: return TAAL_ECONNRESET;

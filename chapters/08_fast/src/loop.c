@@ -716,10 +716,10 @@ void taal__ready_move(taal_loop *loop, taal_handle *handle, int priority)
 
 /* asyncio's _running_loop: one running loop per thread, so that a program
  * may run a loop in each of several threads (loops are not shared). */
-_Thread_local taal_loop *taal__running_loop;
+TAAL__THREAD_LOCAL taal_loop *taal__running_loop;
 
 /* Loop numbers, to tell which loop a timer was armed on. */
-static _Thread_local uint32_t last_loop_id;
+static TAAL__THREAD_LOCAL uint32_t last_loop_id;
 
 taal_loop *taal_running_loop(void)
 {

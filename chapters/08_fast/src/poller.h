@@ -1,9 +1,10 @@
 /*
-** poller.h -- what io.c asks of a backend, the one part of chapter 07 that
-** differs from system to system. Two backends implement it, and CMake
-** builds one: poll_epoll.c (Linux's epoll) or poll_poll.c (POSIX poll(),
-** everywhere). Both are level-triggered and both call taal__io_ready()
-** for every watcher the kernel says is ready.
+** poller.h -- what io.c asks of a backend, the part of chapter 07 that
+** differs most from system to system (sock.h has the rest). Three backends
+** implement it, and CMake builds one: poll_epoll.c (Linux's epoll),
+** poll_poll.c (POSIX poll(), everywhere) or poll_wsapoll.c (Windows's
+** WSAPoll()). All are level-triggered and all call taal__io_ready() for
+** every watcher the kernel says is ready.
 */
 #ifndef TAAL_POLLER_H
 #define TAAL_POLLER_H

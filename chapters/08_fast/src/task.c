@@ -20,9 +20,8 @@
 
 /* The frame starts at the first suitably aligned address after the task:
  * 160 bytes on the common 64-bit machines, where the header is 160 too. */
-#define TASK_HEADER_SIZE                                                       \
-    ((sizeof(taal_task) + _Alignof(max_align_t) - 1) / _Alignof(max_align_t) * \
-     _Alignof(max_align_t))
+#define TASK_HEADER_SIZE \
+    ((sizeof(taal_task) + TAAL__MAX_ALIGN - 1) / TAAL__MAX_ALIGN * TAAL__MAX_ALIGN)
 
 static void task_step(taal_task *task);
 
@@ -426,8 +425,10 @@ static void cancel_leftovers(taal_loop *loop)
     for (size_t i = 0; i < count; i++)
         taal_task_cancel((taal_task *)tasks[i]);
     if (taal_gather_ex(loop, count, tasks, TAAL_RETURN_EXCEPTIONS, &all) == TAAL_OK) {
-        taal_run_until_complete(loop, all);
-        for (size_t i = 0; i < count; i++) {
+        /* A task that stops the loop again in its cleanup ends this run
+         * early: what is still pending then, the close reports. */
+        int rc = taal_run_until_complete(loop, all);
+        for (size_t i = 0; rc == TAAL_OK && i < count; i++) {
             int status = taal_gather_status(all, i);
             if (status < 0 && status != TAAL_ECANCELLED) {
                 char name[96];
@@ -457,9 +458,13 @@ int taal_run(taal_body_fn body, const void *frame, size_t frame_size,
         rc = taal_run_until_complete(&loop, &task->future);
     if (rc == TAAL_OK && result != NULL)
         *result = task->future.result;
-    /* asyncio.run() cancels what main left running once main is done; a
-     * main that never finished (a deadlock) would still be waiting there. */
-    if (task != NULL && taal__future_is_done(&task->future))
+    /* asyncio.run() cancels what main left running once main is done, or
+     * once a stop ended the loop before main was (main is cancelled too,
+     * and the run fails with TAAL_ESTOPPED, asyncio's "Event loop stopped
+     * before Future completed"). A main that never finished because every
+     * task waits (a deadlock) would wait on in asyncio: here the close
+     * reports them. */
+    if (task != NULL && (taal__future_is_done(&task->future) || rc == TAAL_ESTOPPED))
         cancel_leftovers(&loop);
     taal_task_release(task);
     taal_loop_close(&loop); /* frees the task, and everything it made */

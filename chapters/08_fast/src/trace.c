@@ -89,11 +89,7 @@ void taal__trace_close(taal_loop *loop)
 }
 
 /* Appends one event: `fields` is the inside of the JSON object. */
-static void emit(taal_loop *loop, const char *fields, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
+static void emit(taal_loop *loop, const char *fields, ...) TAAL__PRINTF(2, 3);
 
 static void emit(taal_loop *loop, const char *fields, ...)
 {

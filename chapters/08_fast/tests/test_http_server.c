@@ -7,12 +7,12 @@
 */
 #include "http_support.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
+#ifndef _WIN32 /* the tests that fork a server, or lower the descriptor limit */
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/time.h>
 #include <sys/wait.h>
+#endif
 
 /* A raw client: connects, writes `request` (`len` bytes, or strlen), and
  * reads what comes back until the server closes, into `out` (at most
@@ -444,6 +444,7 @@ TEST(the_server_survives_a_crowd_and_still_answers_a_normal_client_within_a_seco
 {
     enum { IDLE_COUNT = 1000, LORIS_COUNT = 200 };
     size_t idle_count = IDLE_COUNT, loris_count = LORIS_COUNT;
+#ifndef _WIN32 /* Windows has no descriptor limit: the whole crowd */
     struct rlimit rl;
     CHECK_EQ(getrlimit(RLIMIT_NOFILE, &rl), 0);
     rlim_t want = 3 * (IDLE_COUNT + LORIS_COUNT) + 256;
@@ -461,11 +462,14 @@ TEST(the_server_survives_a_crowd_and_still_answers_a_normal_client_within_a_seco
         fprintf(stderr, "descriptor limit %ld: %zu idle, %zu slow\n", (long)rl.rlim_cur,
                 idle_count, loris_count);
     }
+#endif
     static char big[1 << 20];
     memset(big, 'b', sizeof big);
+    /* 32 MiB for the client that never reads: under wine the kernel's
+     * buffers once took all of 4 MiB, and the handler never had to drain */
     const taal_http_route routes[] = {
         {.path = "/", .status = 200, .body = "home\n"},
-        {.path = "/big", .status = 200, .body = big, .length = sizeof big, .repeat = 4}};
+        {.path = "/big", .status = 200, .body = big, .length = sizeof big, .repeat = 32}};
     taal_http_site site = {.routes = routes, .count = 2};
     size_t count = idle_count + loris_count + 4;
     client *c = calloc(count, sizeof *c);
@@ -513,6 +517,7 @@ static int sleeper_body(taal_coro *self)
     TAAL_END();
 }
 
+#ifndef _WIN32
 /* A blocking client socket connected to 127.0.0.1:port, or -1. */
 static int dial(int port)
 {
@@ -588,6 +593,12 @@ TEST(with_few_descriptors_the_default_cap_keeps_idle_connections_from_starving_a
     CHECK(got >= 12);
     CHECK(strncmp(answer, "HTTP/1.1 200", 12) == 0);
 }
+#else
+SKIPPED_TEST(
+    with_few_descriptors_the_default_cap_keeps_idle_connections_from_starving_a_client,
+    "Windows has no descriptor limit (the default cap is 256 there), and no "
+    "fork() for the server's process")
+#endif
 
 /* ---- what it answers, against a raw client ------------------------------------ */
 
@@ -1114,6 +1125,7 @@ TEST(every_allocation_failure_in_a_handler_exchange_ends_cleanly)
 
 /* ---- real peers: curl and ab ------------------------------------------------ */
 
+#ifndef _WIN32
 /* The issue's peers, where they are installed (Debian's curl and
  * apache2-utils; .ci/run installs them): the server runs in a child
  * process on the real clock, for at most 20 s, and the test runs the tool
@@ -1306,6 +1318,13 @@ TEST(ab_with_keep_alive_completes_every_request)
     CHECK_EQ(atoi(failed + 16), 0);
     CHECK_EQ(atoi(kept + 20), 20000);
 }
+#else
+#define NO_PEERS "curl and ab are run from a forked server's process on POSIX only"
+SKIPPED_TEST(curl_reads_a_get_after_a_head_of_a_chunked_route_on_one_connection, NO_PEERS)
+SKIPPED_TEST(curl_keeps_an_http_1_0_connection_the_server_says_it_keeps, NO_PEERS)
+SKIPPED_TEST(curl_uploads_2_mb_with_expect_100_continue_without_waiting, NO_PEERS)
+SKIPPED_TEST(ab_with_keep_alive_completes_every_request, NO_PEERS)
+#endif
 
 static const taal_test tests[] = {
     TEST_ENTRY(a_route_whose_head_would_not_fit_or_would_inject_a_header_is_refused),

@@ -30,7 +30,7 @@ static void drain_and_see(void *data)
 {
     taal_io *io = data;
     char buf[64];
-    while (read(io->fd, buf, sizeof buf) > 0)
+    while (sock_read(io->fd, buf, sizeof buf) > 0)
         ;
     see("r");
 }
@@ -38,25 +38,25 @@ static void drain_and_see(void *data)
 TEST(a_reader_runs_in_the_iteration_that_polls_when_its_descriptor_is_readable)
 {
     taal_loop loop;
-    int fds[2];
+    taal_socket fds[2];
     CHECK(socket_pair(fds));
     CHECK_EQ(open_loop(&loop), TAAL_OK);
     taal_io io = {0};
     CHECK_EQ(taal_io_open(&io, &loop, fds[0]), TAAL_OK);
     CHECK_EQ(taal_add_reader(&io, drain_and_see, &io), TAAL_OK);
     seen[0] = '\0';
-    CHECK_EQ(write(fds[1], "x", 1), 1);
+    CHECK_EQ(sock_write(fds[1], "x", 1), 1);
     CHECK_EQ(taal_run_once(&loop), TAAL_OK); /* nothing ready: poll, run */
     CHECK_STR(seen, "r");
-    CHECK_EQ(write(fds[1], "y", 1), 1);
+    CHECK_EQ(sock_write(fds[1], "y", 1), 1);
     CHECK_EQ(taal_run_once(&loop), TAAL_OK);
     CHECK_STR(seen, "rr");
     CHECK_EQ(taal_io_close(&io), TAAL_OK);
     CHECK_EQ(loop.io_wanted, 0);
     CHECK_EQ(taal_run_once(&loop), TAAL_EDEADLOCK); /* nothing left to wait for */
     taal_loop_close(&loop);
-    close(fds[0]);
-    close(fds[1]);
+    sock_close(fds[0]);
+    sock_close(fds[1]);
 }
 
 TEST(io_callbacks_run_before_what_was_ready_and_after_it_in_fifo_order)
@@ -64,7 +64,7 @@ TEST(io_callbacks_run_before_what_was_ready_and_after_it_in_fifo_order)
     /* asyncio's order: _process_events appends I/O handles to _ready, then
      * due timers, and the iteration runs them all in that order. */
     taal_loop loop;
-    int fds[2];
+    taal_socket fds[2];
     CHECK(socket_pair(fds));
     CHECK_EQ(open_loop_every(&loop, 1), TAAL_OK); /* poll in every iteration */
     taal_io io = {0};
@@ -75,19 +75,19 @@ TEST(io_callbacks_run_before_what_was_ready_and_after_it_in_fifo_order)
     seen[0] = '\0';
     taal_call_soon(&loop, &h, see_callback, "s");
     taal_call_later(&loop, &t, 0, see_callback, "t");
-    CHECK_EQ(write(fds[1], "x", 1), 1);
+    CHECK_EQ(sock_write(fds[1], "x", 1), 1);
     CHECK_EQ(taal_run_once(&loop), TAAL_OK);
     CHECK_STR(seen, "srt");
     taal_io_close(&io);
     taal_loop_close(&loop);
-    close(fds[0]);
-    close(fds[1]);
+    sock_close(fds[0]);
+    sock_close(fds[1]);
 }
 
 TEST(a_writer_runs_while_its_descriptor_is_writable_until_removed)
 {
     taal_loop loop;
-    int fds[2];
+    taal_socket fds[2];
     CHECK(socket_pair(fds));
     CHECK_EQ(open_loop(&loop), TAAL_OK);
     taal_io io = {0};
@@ -102,8 +102,8 @@ TEST(a_writer_runs_while_its_descriptor_is_writable_until_removed)
     CHECK_STR(seen, "ww");
     taal_io_close(&io);
     taal_loop_close(&loop);
-    close(fds[0]);
-    close(fds[1]);
+    sock_close(fds[0]);
+    sock_close(fds[1]);
 }
 
 /* Two watchers ready in the same poll; the first removes the second. */
@@ -119,7 +119,7 @@ static void remove_the_other(void *data)
 TEST(a_reader_removed_after_it_was_made_ready_does_not_run)
 {
     taal_loop loop;
-    int a[2], b[2];
+    taal_socket a[2], b[2];
     CHECK(socket_pair(a));
     CHECK(socket_pair(b));
     CHECK_EQ(open_loop(&loop), TAAL_OK);
@@ -129,8 +129,8 @@ TEST(a_reader_removed_after_it_was_made_ready_does_not_run)
     taal_add_reader(&pair_io[0], remove_the_other, NULL);
     taal_add_reader(&pair_io[1], see_callback, "2");
     seen[0] = '\0';
-    CHECK_EQ(write(a[1], "x", 1), 1);
-    CHECK_EQ(write(b[1], "x", 1), 1);
+    CHECK_EQ(sock_write(a[1], "x", 1), 1);
+    CHECK_EQ(sock_write(b[1], "x", 1), 1);
     CHECK_EQ(taal_run_once(&loop), TAAL_OK);
     /* which of the two the kernel lists first is its business: either the
      * first ran alone (and took the second back), or the second ran first */
@@ -138,25 +138,25 @@ TEST(a_reader_removed_after_it_was_made_ready_does_not_run)
     taal_io_close(&pair_io[0]);
     taal_io_close(&pair_io[1]);
     taal_loop_close(&loop);
-    close(a[0]), close(a[1]), close(b[0]), close(b[1]);
+    sock_close(a[0]), sock_close(a[1]), sock_close(b[0]), sock_close(b[1]);
 }
 
 TEST(a_hang_up_wakes_the_reader_which_reads_the_end)
 {
     taal_loop loop;
-    int fds[2];
+    taal_socket fds[2];
     CHECK(socket_pair(fds));
     CHECK_EQ(open_loop(&loop), TAAL_OK);
     taal_io io = {0};
     taal_io_open(&io, &loop, fds[0]);
     taal_add_reader(&io, drain_and_see, &io);
     seen[0] = '\0';
-    close(fds[1]);
+    sock_close(fds[1]);
     CHECK_EQ(taal_run_once(&loop), TAAL_OK);
     CHECK_STR(seen, "r");
     taal_io_close(&io);
     taal_loop_close(&loop);
-    close(fds[0]);
+    sock_close(fds[0]);
 }
 
 /* ---- the polling rule ------------------------------------------------------- */
@@ -186,7 +186,7 @@ static void note_steps(void *data)
 {
     taal_io *io = data;
     char buf[16];
-    while (read(io->fd, buf, sizeof buf) > 0)
+    while (sock_read(io->fd, buf, sizeof buf) > 0)
         ;
     if (seen_at < 0)
         seen_at = steps;
@@ -198,7 +198,7 @@ static void note_steps(void *data)
 static void busy_run(unsigned interval, int spins, uint64_t *polls)
 {
     taal_loop loop;
-    int fds[2];
+    taal_socket fds[2];
     taal_io io = {0};
     *polls = 0;
     seen_at = -1;
@@ -211,7 +211,7 @@ static void busy_run(unsigned interval, int spins, uint64_t *polls)
     taal_task_create(&loop, spinner_body, &(spinner){.n = spins}, sizeof(spinner), NULL,
                      &task);
     taal_run_once(&loop); /* the spinner's first step: from now on, work is ready */
-    if (write(fds[1], "x", 1) != 1)
+    if (sock_write(fds[1], "x", 1) != 1)
         return;
     uint64_t before = loop.io_polls;
     for (int i = 0; i < spins - 1; i++)
@@ -220,8 +220,8 @@ static void busy_run(unsigned interval, int spins, uint64_t *polls)
     finish_task(&loop, task);
     taal_io_close(&io);
     taal_loop_close(&loop);
-    close(fds[0]);
-    close(fds[1]);
+    sock_close(fds[0]);
+    sock_close(fds[1]);
 }
 
 TEST(a_busy_loop_polls_once_every_interval_iterations_not_in_each)
@@ -255,14 +255,14 @@ TEST(a_descriptor_ready_while_the_loop_is_busy_waits_at_most_interval_iterations
 TEST(an_idle_loop_with_a_watcher_blocks_in_the_kernel_instead_of_reporting_a_deadlock)
 {
     taal_loop loop;
-    int fds[2];
+    taal_socket fds[2];
     CHECK(socket_pair(fds));
     CHECK_EQ(open_loop(&loop), TAAL_OK);
     taal_io io = {0};
     taal_io_open(&io, &loop, fds[0]);
     taal_add_reader(&io, drain_and_see, &io);
     seen[0] = '\0';
-    CHECK_EQ(write(fds[1], "x", 1), 1);
+    CHECK_EQ(sock_write(fds[1], "x", 1), 1);
     uint64_t polls = loop.io_polls;
     CHECK_EQ(taal_run_once(&loop), TAAL_OK); /* no timer, no work: it polls */
     CHECK_EQ(loop.io_polls, polls + 1);
@@ -270,16 +270,16 @@ TEST(an_idle_loop_with_a_watcher_blocks_in_the_kernel_instead_of_reporting_a_dea
     CHECK_STR(reports, "");
     taal_io_close(&io);
     taal_loop_close(&loop);
-    close(fds[0]);
-    close(fds[1]);
+    sock_close(fds[0]);
+    sock_close(fds[1]);
 }
 
-static int written_fd;
+static taal_socket written_fd;
 
 static void write_now(void *data)
 {
     (void)data;
-    if (write(written_fd, "x", 1) != 1)
+    if (sock_write(written_fd, "x", 1) != 1)
         see("!");
     see("t");
 }
@@ -287,7 +287,7 @@ static void write_now(void *data)
 TEST(the_virtual_clock_jumps_to_the_next_timer_only_when_no_io_came)
 {
     taal_loop loop;
-    int fds[2];
+    taal_socket fds[2];
     CHECK(socket_pair(fds));
     CHECK_EQ(open_loop(&loop), TAAL_OK);
     taal_io io = {0};
@@ -297,7 +297,7 @@ TEST(the_virtual_clock_jumps_to_the_next_timer_only_when_no_io_came)
     written_fd = fds[1];
     seen[0] = '\0';
     taal_call_later(&loop, &t, 5, write_now, NULL);
-    CHECK_EQ(write(fds[1], "x", 1), 1);
+    CHECK_EQ(sock_write(fds[1], "x", 1), 1);
     CHECK_EQ(taal_run_once(&loop), TAAL_OK); /* the I/O: no time passes */
     CHECK_STR(seen, "r");
     CHECK(taal_loop_time(&loop) == 0.0);
@@ -309,15 +309,15 @@ TEST(the_virtual_clock_jumps_to_the_next_timer_only_when_no_io_came)
     CHECK(taal_loop_time(&loop) == 5.0);
     taal_io_close(&io);
     taal_loop_close(&loop);
-    close(fds[0]);
-    close(fds[1]);
+    sock_close(fds[0]);
+    sock_close(fds[1]);
 }
 
 TEST(the_real_clock_waits_in_the_poll_for_the_next_timer)
 {
     taal_loop loop;
     taal_loop_options options = {.clock = TAAL_CLOCK_MONOTONIC, .report = keep_report};
-    int fds[2];
+    taal_socket fds[2];
     CHECK(socket_pair(fds));
     CHECK_EQ(taal_loop_init(&loop, &options), TAAL_OK);
     taal_io io = {0};
@@ -335,8 +335,8 @@ TEST(the_real_clock_waits_in_the_poll_for_the_next_timer)
     CHECK_STR(seen, "tr");
     taal_io_close(&io);
     taal_loop_close(&loop);
-    close(fds[0]);
-    close(fds[1]);
+    sock_close(fds[0]);
+    sock_close(fds[1]);
 }
 
 /* ---- misuse, and closing --------------------------------------------------- */
@@ -370,11 +370,36 @@ TEST(bad_input_to_watchers_is_refused)
     CHECK_EQ(taal_io_open(&io, &loop, 0), TAAL_ECLOSED);
 }
 
+/* A refused or reset connection is the same status on every system: on
+ * Windows, Winsock's own codes (what WSAGetLastError() and SO_ERROR say)
+ * map as the errno values of the same meaning do. */
+TEST(system_errors_map_to_the_same_statuses_on_every_system)
+{
+    CHECK_EQ(taal_status_from_errno(ECONNRESET), TAAL_ECONNRESET);
+    CHECK_EQ(taal_status_from_errno(EADDRINUSE), TAAL_EADDRINUSE);
+    CHECK_EQ(taal_status_from_errno(ECONNABORTED), TAAL_ECONNABORTED);
+    CHECK_EQ(taal_status_from_errno(EMFILE), TAAL_EMFILE);
+    CHECK_EQ(taal_status_from_errno(ENOBUFS), TAAL_ENOMEM);
+    CHECK_EQ(taal_status_from_errno(ETIMEDOUT), TAAL_ETIMEDOUT);
+#ifdef _WIN32
+    CHECK_EQ(taal_status_from_errno(WSAECONNREFUSED), TAAL_ECONNREFUSED);
+    CHECK_EQ(taal_status_from_errno(WSAECONNRESET), TAAL_ECONNRESET);
+    CHECK_EQ(taal_status_from_errno(WSAECONNABORTED), TAAL_ECONNABORTED);
+    CHECK_EQ(taal_status_from_errno(WSAEADDRINUSE), TAAL_EADDRINUSE);
+    CHECK_EQ(taal_status_from_errno(WSAEMFILE), TAAL_EMFILE);
+    CHECK_EQ(taal_status_from_errno(WSAENOBUFS), TAAL_ENOMEM);
+    CHECK_EQ(taal_status_from_errno(WSAETIMEDOUT), TAAL_ETIMEDOUT);
+    CHECK_EQ(taal_status_from_errno(WSAEACCES), TAAL_EIO);
+    /* a socket that is none: Winsock says WSAENOTSOCK, which is TAAL_EIO */
+    CHECK_EQ(taal_set_nonblocking(TAAL_INVALID_SOCKET), TAAL_EIO);
+#endif
+}
+
 TEST(closing_the_loop_forgets_its_watchers_and_closes_its_poller)
 {
     int before = open_fds();
     taal_loop loop;
-    int fds[2];
+    taal_socket fds[2];
     CHECK(socket_pair(fds));
     CHECK_EQ(open_loop(&loop), TAAL_OK);
     taal_io io = {0};
@@ -388,8 +413,8 @@ TEST(closing_the_loop_forgets_its_watchers_and_closes_its_poller)
     CHECK(!taal_handle_pending(&io.reader));
     CHECK(!taal_handle_pending(&io.writer));
     CHECK_EQ(io.fd, fds[0]); /* the descriptor is the caller's: still open */
-    close(fds[0]);
-    close(fds[1]);
+    sock_close(fds[0]);
+    sock_close(fds[1]);
     CHECK_EQ(open_fds(), before); /* the epoll descriptor too is gone */
 }
 
@@ -399,9 +424,10 @@ TEST(closing_the_loop_forgets_its_watchers_and_closes_its_poller)
 TEST(the_backend_is_the_one_this_build_chose)
 {
     const char *name = taal_io_backend();
-    CHECK(strcmp(name, "epoll") == 0 || strcmp(name, "poll") == 0);
-#ifdef TAAL_CH07_BACKEND_NAME
-    CHECK_STR(name, TAAL_CH07_BACKEND_NAME);
+    CHECK(strcmp(name, "epoll") == 0 || strcmp(name, "poll") == 0 ||
+          strcmp(name, "wsapoll") == 0);
+#ifdef TAAL_CH08_BACKEND_NAME
+    CHECK_STR(name, TAAL_CH08_BACKEND_NAME);
 #endif
     const char *wanted = getenv("TAAL_EXPECT_BACKEND");
     if (wanted != NULL && wanted[0] != '\0')
@@ -436,6 +462,7 @@ static const taal_test tests[] = {
     TEST_ENTRY(the_virtual_clock_jumps_to_the_next_timer_only_when_no_io_came),
     TEST_ENTRY(the_real_clock_waits_in_the_poll_for_the_next_timer),
     TEST_ENTRY(bad_input_to_watchers_is_refused),
+    TEST_ENTRY(system_errors_map_to_the_same_statuses_on_every_system),
     TEST_ENTRY(closing_the_loop_forgets_its_watchers_and_closes_its_poller),
     TEST_ENTRY(the_backend_is_the_one_this_build_chose),
     TEST_ENTRY(the_header_says_which_chapter_and_which_version_of_taal_it_is),

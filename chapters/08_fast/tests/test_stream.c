@@ -7,8 +7,6 @@
 */
 #include "io_support.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <stddef.h>
 
 /* ---- a server whose handler is one of a few behaviours ----------------------- */
@@ -657,14 +655,15 @@ TEST(two_readers_at_once_is_ebusy_and_closing_wakes_the_reader_with_enotconn)
 }
 
 /* A port bound but not listening: connections to it are refused. */
-static int closed_port(int *fd)
+static int closed_port(taal_socket *fd)
 {
     struct sockaddr_in in = {0};
     socklen_t len = sizeof in;
     in.sin_family = AF_INET;
     in.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    sock_startup();
     *fd = socket(AF_INET, SOCK_STREAM, 0);
-    if (*fd < 0 || bind(*fd, (struct sockaddr *)&in, sizeof in) != 0 ||
+    if (*fd == TAAL_INVALID_SOCKET || bind(*fd, (struct sockaddr *)&in, sizeof in) != 0 ||
         getsockname(*fd, (struct sockaddr *)&in, &len) != 0)
         return -1;
     return ntohs(in.sin_port);
@@ -675,7 +674,8 @@ TEST(a_refused_connection_and_bad_addresses_are_statuses_and_leave_nothing_open)
     int fds = open_fds();
     taal_loop loop;
     open_loop(&loop);
-    int reserved, port = closed_port(&reserved);
+    taal_socket reserved;
+    int port = closed_port(&reserved);
     CHECK(port > 0);
     client c = {.host = "127.0.0.1", .port = port};
     CHECK_EQ(run_task(&loop, connect_body, &c, sizeof c), TAAL_ECONNREFUSED);
@@ -695,7 +695,7 @@ TEST(a_refused_connection_and_bad_addresses_are_statuses_and_leave_nothing_open)
     CHECK(server == NULL);
     CHECK_EQ(live_objects(&loop), 0);
     taal_loop_close(&loop);
-    close(reserved);
+    sock_close(reserved);
     CHECK_EQ(open_fds(), fds);
 }
 
@@ -704,7 +704,8 @@ TEST(a_connect_that_gets_no_answer_times_out_in_a_timeout_scope)
     /* A listener with a backlog of one, never accepting: once its queue is
      * full, the kernel drops further SYNs, and a connect waits. */
     int fds = open_fds();
-    int lfd = socket(AF_INET, SOCK_STREAM, 0);
+    sock_startup();
+    taal_socket lfd = socket(AF_INET, SOCK_STREAM, 0);
     struct sockaddr_in in = {0};
     socklen_t len = sizeof in;
     in.sin_family = AF_INET;
@@ -733,7 +734,7 @@ TEST(a_connect_that_gets_no_answer_times_out_in_a_timeout_scope)
     for (int i = 0; i < k; i++)
         taal_stream_abort(kept[i]);
     taal_loop_close(&loop);
-    close(lfd);
+    sock_close(lfd);
     CHECK_EQ(open_fds(), fds);
 }
 
