@@ -23,8 +23,8 @@
 #   -DSANITIZE=OFF      leave out the sanitizer pass (below)
 #   -DSANITIZE=ALL      build and run everything under AddressSanitizer and
 #                       UndefinedBehaviorSanitizer, in build-asan/, instead
-#                       of the ordinary build and the pass (slower: about
-#                       three times as long)
+#                       of the ordinary build and the pass (slower: 1.7
+#                       times an ordinary grade, the pass 1.3 to 1.5)
 #   -DONLY="exercise N" grade exercise N alone: build only what its tests
 #                       need and run only them (and their sanitizer pass);
 #                       the other parts say "not run", and no score out of
