@@ -602,8 +602,8 @@ if(sanitize_pass)
     string(APPEND compiler "${lines}")
   endforeach()
   if(compiler MATCHES "\"(MSVC|MinGW|Cygwin|MSYS|Windows)\"")
-    string(CONCAT sanitize_note "sanitizers: left out, this compiler has none (${CMAKE_MATCH_1}): "
-                      "the scores are the ordinary build's")
+    string(CONCAT sanitize_note "sanitizers: left out, this compiler has none "
+                  "(${CMAKE_MATCH_1}): the scores are the ordinary build's")
   elseif(n_again EQUAL 0)
     set(sanitize_note "sanitizers: no exercise test passed, so none ran again under them")
   else()
@@ -614,8 +614,8 @@ if(sanitize_pass)
                     RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE out)
     if(NOT status EQUAL 0)
       grade_first_error("${out}" why)
-      string(CONCAT sanitize_note "sanitizers: left out, the handout does not configure with them "
-                        "(${why}): the scores are the ordinary build's")
+      string(CONCAT sanitize_note "sanitizers: left out, the handout does not configure "
+                    "with them (${why}): the scores are the ordinary build's")
     else()
       # The library on all cores first (the exercises' build tests go one
       # at a time); a failure here shows in those tests.
@@ -652,8 +652,8 @@ if(sanitize_pass)
         endif()
       endforeach()
       list(LENGTH sanitized n_failed)
-      string(CONCAT sanitize_note "sanitizers: the ${n_again} exercise tests that passed ran again under "
-                        "ASan+UBSan: ")
+      string(CONCAT sanitize_note "sanitizers: the ${n_again} exercise tests that passed "
+                    "ran again under ASan+UBSan: ")
       if(n_failed EQUAL 0)
         string(APPEND sanitize_note "none failed")
       else()
