@@ -20,13 +20,24 @@
 #                       program (default: 10 s a test, 5 s a program)
 #   -DCMAKE_ARGS=<a|b>  more arguments for configuring the handout, separated
 #                       by '|' (e.g. -DCMAKE_C_COMPILER=clang)
-#   -DSANITIZE=ON       build and run under AddressSanitizer and
-#                       UndefinedBehaviorSanitizer, in build-asan/ (the
-#                       ordinary grade's build/ is left as it is): a use of
-#                       freed memory, an overrun, a leak or undefined
-#                       behaviour fails the test it happens in, and the
-#                       grade shows the report's first lines. Slower; it
-#                       catches what an ordinary build lets pass.
+#   -DSANITIZE=OFF      leave out the sanitizer pass (below)
+#   -DSANITIZE=ALL      build and run everything under AddressSanitizer and
+#                       UndefinedBehaviorSanitizer, in build-asan/, instead
+#                       of the ordinary build and the pass (slower: 1.7
+#                       times an ordinary grade, the pass 1.3 to 1.5)
+#   -DONLY="exercise N" grade exercise N alone: build only what its tests
+#                       need and run only them (and their sanitizer pass);
+#                       the other parts say "not run", and no score out of
+#                       100 is given. A quick check of one exercise.
+#
+# The sanitizer pass (the default): after the ordinary build's tests, the
+# chapter and the exercises' tests are built again, in build-asan/, under
+# AddressSanitizer and UndefinedBehaviorSanitizer, and every exercise test
+# that passed is run once more. A use of freed memory, an overrun, a leak or
+# undefined behaviour often passes an ordinary build (the freed block still
+# holds its old values); under the sanitizers it fails, and such a test
+# counts as failed, with the report's first lines shown. Where the compiler
+# has no sanitizers (MSVC, MinGW), the pass is left out and the grade says so.
 #
 # The parts: the chapter's own unit tests, the earlier chapters' unit tests
 # run against it, its documented output (every program the tutorial shows
@@ -60,9 +71,36 @@ if(NOT EXISTS ${DIR}/lab.cmake)
 endif()
 include(${DIR}/lab.cmake)
 string(REGEX REPLACE "^([0-9]+).*" "ch\\1" id ${TAAL_LAB_CHAPTER})
+
+# SANITIZE: ON (the sanitizer pass; the default), OFF, or ALL.
+if(NOT DEFINED SANITIZE OR SANITIZE STREQUAL "")
+  set(SANITIZE ON)
+endif()
+string(TOUPPER "${SANITIZE}" SANITIZE)
+set(sanitize_all FALSE)
+set(sanitize_pass FALSE)
+if(SANITIZE STREQUAL "ALL")
+  set(sanitize_all TRUE)
+elseif(SANITIZE)
+  set(sanitize_pass TRUE)
+endif()
 set(build ${DIR}/build)
-if(SANITIZE)
-  set(build ${DIR}/build-asan)
+set(asan_build ${DIR}/build-asan)
+if(sanitize_all)
+  set(build ${asan_build})
+endif()
+
+# ONLY: "exercise N", its number.
+set(only "")
+if(DEFINED ONLY AND NOT ONLY STREQUAL "")
+  list(LENGTH LAB_EXERCISES n)
+  if(ONLY MATCHES "^exercise ([0-9]+)$")
+    set(only ${CMAKE_MATCH_1})
+  endif()
+  if(only STREQUAL "" OR only LESS 1 OR only GREATER n)
+    message(FATAL_ERROR "ONLY names one exercise, \"exercise 1\" to \"exercise ${n}\", "
+                        "not \"${ONLY}\"")
+  endif()
 endif()
 
 cmake_host_system_information(RESULT cores QUERY NUMBER_OF_LOGICAL_CORES)
@@ -94,6 +132,8 @@ endfunction()
 
 # One part: "unit tests .......... 52/60", then its first failure, if any:
 # the test's name and its message, each line indented.
+# A second failure, if given, is the first under the sanitizers, when
+# another came before it.
 function(grade_part title passed count failure)
   set(line "${title} ")
   string(LENGTH "${line}" length)
@@ -107,6 +147,11 @@ function(grade_part title passed count failure)
     string(REPLACE "\n" "\n    | " shown "${shown}")
     string(APPEND report "    first failure: ${shown}\n")
   endif()
+  if(ARGC GREATER 4 AND NOT "${ARGV4}" STREQUAL "")
+    grade_short("${ARGV4}" shown)
+    string(REPLACE "\n" "\n    | " shown "${shown}")
+    string(APPEND report "    first failure under the sanitizers: ${shown}\n")
+  endif()
   math(EXPR total_passed "${total_passed} + ${passed}")
   math(EXPR total_count "${total_count} + ${count}")
   set_property(GLOBAL APPEND PROPERTY grade_parts "${title}")
@@ -114,6 +159,18 @@ function(grade_part title passed count failure)
   set(report "${report}" PARENT_SCOPE)
   set(total_passed ${total_passed} PARENT_SCOPE)
   set(total_count ${total_count} PARENT_SCOPE)
+endfunction()
+
+# A part left out by ONLY: "unit tests ........ not run".
+function(grade_not_run title)
+  set(line "${title} ")
+  string(LENGTH "${line}" length)
+  while(length LESS 48)
+    string(APPEND line ".")
+    math(EXPR length "${length} + 1")
+  endwhile()
+  string(APPEND report "${line} not run\n")
+  set(report "${report}" PARENT_SCOPE)
 endfunction()
 
 # Points out of `weight` for `passed` of `count` tests, in tenths.
@@ -217,7 +274,14 @@ function(grade_print)
     string(APPEND line ".")
     math(EXPR length "${length} + 1")
   endwhile()
-  grade_weighted(weighted)
+  if(only STREQUAL "")
+    grade_weighted(weighted)
+  else()
+    set(weighted "score: none, only exercise ${only} was graded (-DONLY)")
+  endif()
+  if(NOT sanitize_note STREQUAL "")
+    string(APPEND weighted "\n${sanitize_note}")
+  endif()
   # One echo, to standard output, so that the grade can be redirected.
   execute_process(COMMAND ${CMAKE_COMMAND} -E echo
                           "\n${report}${line} ${total_passed}/${total_count}\n${weighted}")
@@ -317,30 +381,42 @@ if(DEFINED CMAKE_ARGS)
   endforeach()
 endif()
 # The sanitizers' flags join any given: a report stops the program (no
-# recovery), so the test it happens in fails.
+# recovery), so the test it happens in fails. (macOS's AddressSanitizer
+# has no leak detection, and stops at being asked for it.)
+set(sanitize_flags "${flags}")
+string(APPEND sanitize_flags " -fsanitize=address,undefined -fno-sanitize-recover=all"
+       " -fno-omit-frame-pointer -g")
+string(STRIP "${sanitize_flags}" sanitize_flags)
+set(leaks 1)
+if(CMAKE_HOST_APPLE)
+  set(leaks 0)
+endif()
+set(sanitize_env ${CMAKE_COMMAND} -E env
+    "ASAN_OPTIONS=detect_leaks=${leaks}:abort_on_error=0:strict_string_checks=1"
+    "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1")
+set(sanitize_configure_args ${configure_args} "-DCMAKE_C_FLAGS=${sanitize_flags}")
 set(test_env)
-if(SANITIZE)
-  string(APPEND flags " -fsanitize=address,undefined -fno-sanitize-recover=all"
-         " -fno-omit-frame-pointer -g")
-  string(STRIP "${flags}" flags)
+if(sanitize_all)
+  set(flags "${sanitize_flags}")
   set(flags_given TRUE)
-  set(test_env ${CMAKE_COMMAND} -E env
-      "ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:strict_string_checks=1"
-      "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1")
+  set(test_env ${sanitize_env})
 endif()
 if(flags_given)
   list(APPEND configure_args "-DCMAKE_C_FLAGS=${flags}")
 endif()
 # A build folder made for another place (the handout was copied or moved)
 # cannot be configured again: start it afresh.
-if(EXISTS ${build}/CMakeCache.txt)
-  file(STRINGS ${build}/CMakeCache.txt home REGEX "^CMAKE_HOME_DIRECTORY:")
-  string(REGEX REPLACE "^[^=]*=" "" home "${home}")
-  if(NOT home STREQUAL DIR)
-    message(STATUS "grade: ${build} was made for ${home}: starting it afresh")
-    file(REMOVE_RECURSE ${build})
+function(grade_fresh build)
+  if(EXISTS ${build}/CMakeCache.txt)
+    file(STRINGS ${build}/CMakeCache.txt home REGEX "^CMAKE_HOME_DIRECTORY:")
+    string(REGEX REPLACE "^[^=]*=" "" home "${home}")
+    if(NOT home STREQUAL DIR)
+      message(STATUS "grade: ${build} was made for ${home}: starting it afresh")
+      file(REMOVE_RECURSE ${build})
+    endif()
   endif()
-endif()
+endfunction()
+grade_fresh(${build})
 message(STATUS "grade: configuring")
 execute_process(COMMAND ${CMAKE_COMMAND} -S ${DIR} -B ${build} ${configure_args}
                 RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE out)
@@ -350,14 +426,33 @@ if(NOT status EQUAL 0)
   grade_print()
   return()
 endif()
-message(STATUS "grade: building (a compile error here fails the build, and the grade)")
-execute_process(COMMAND ${CMAKE_COMMAND} --build ${build} -j ${cores}
-                RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE out)
-if(NOT status EQUAL 0)
-  grade_build_errors("${out}" why)
-  grade_part("build" 0 1 "it does not build, so nothing could be tested:\n${why}")
-  grade_print()
-  return()
+# With ONLY, only the chapter's library is built here, and the exercise's
+# first test builds its tests (one at a time: the library, on all cores,
+# first). A compile error in the library then fails that exercise, with
+# the compiler's message. (An exercise with documented output of its own
+# needs the chapter's programs: everything is built for it.)
+set(only_outputs FALSE)
+if(NOT only STREQUAL "")
+  math(EXPR index "${only} - 1")
+  list(GET LAB_EXERCISES ${index} exercise)
+  if(LAB_${exercise}_OUTPUTS)
+    set(only_outputs TRUE)
+  endif()
+endif()
+if(only STREQUAL "" OR only_outputs)
+  message(STATUS "grade: building (a compile error here fails the build, and the grade)")
+  execute_process(COMMAND ${CMAKE_COMMAND} --build ${build} -j ${cores}
+                  RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  if(NOT status EQUAL 0)
+    grade_build_errors("${out}" why)
+    grade_part("build" 0 1 "it does not build, so nothing could be tested:\n${why}")
+    grade_print()
+    return()
+  endif()
+else()
+  message(STATUS "grade: building the chapter's library")
+  execute_process(COMMAND ${CMAKE_COMMAND} --build ${build} -j ${cores} --target taal_${id}
+                  OUTPUT_QUIET ERROR_QUIET)
 endif()
 
 # ---- run every test --------------------------------------------------------------
@@ -396,63 +491,186 @@ foreach(field IN LISTS fields)
 endforeach()
 list(LENGTH names count)
 
+# Runs the tests of `folder` that `run_filter` (ctest's arguments) selects,
+# under `run_env` (a command prefix), and reads how each went:
+# <prefix>status_of_<test> ("run" when it passed), <prefix>output_of_<test>,
+# and <prefix>stopped_<test> ("Timeout", "Exception: ...") for one stopped.
+# <prefix>console is what ctest printed; <prefix>xml is FALSE if ctest
+# wrote no results.
+macro(grade_run folder prefix)
+  file(REMOVE ${folder}/grade.xml) # an earlier run's is not read as this one's
+  execute_process(COMMAND ${run_env} ${CMAKE_CTEST_COMMAND} --test-dir ${folder} -j ${JOBS}
+                          ${run_filter} --output-junit ${folder}/grade.xml
+                          --test-output-size-passed 1000000 --test-output-size-failed 1000000
+                  OUTPUT_VARIABLE ${prefix}console ERROR_VARIABLE ${prefix}console)
+  # What ctest printed says which tests timed out or crashed; the JUnit file
+  # holds every test's status and output.
+  string(REGEX MATCHALL "Test +#[0-9]+: [^ \n]+ [^\n]*\\*\\*\\*(Timeout|Exception)[^\n]*"
+         stopped "${${prefix}console}")
+  foreach(line IN LISTS stopped)
+    string(REGEX REPLACE "^Test +#[0-9]+: ([^ ]+) .*\\*\\*\\*([^ ]+( [^ 0-9]+)*).*" "\\1;\\2"
+           pair "${line}")
+    list(GET pair 0 name)
+    list(GET pair 1 how)
+    set(${prefix}stopped_${name} "${how}")
+  endforeach()
+  set(${prefix}xml FALSE)
+  if(EXISTS ${folder}/grade.xml)
+    set(${prefix}xml TRUE)
+    file(READ ${folder}/grade.xml xml)
+    # One list element per test. CMake lists split on ';' and treat '[', ']'
+    # and '\' specially: encode them first, and decode each test's output.
+    string(REPLACE "\\" "${backslash}" xml "${xml}")
+    string(REPLACE ";" "${semi}" xml "${xml}")
+    string(REPLACE "[" "${open}" xml "${xml}")
+    string(REPLACE "]" "${close}" xml "${xml}")
+    string(REPLACE "<testcase " ";" cases "${xml}")
+    list(REMOVE_AT cases 0) # what comes before the first test
+    foreach(case IN LISTS cases)
+      string(REGEX MATCH "^name=\"([^\"]*)\"" ignored "${case}")
+      set(name "${CMAKE_MATCH_1}")
+      string(REGEX MATCH "status=\"([a-z]*)\"" ignored "${case}")
+      set(${prefix}status_of_${name} "${CMAKE_MATCH_1}")
+      set(output "")
+      if(case MATCHES "<system-out>(.*)</system-out>")
+        set(output "${CMAKE_MATCH_1}")
+      endif()
+      string(REPLACE "${semi}" ";" output "${output}")
+      string(REPLACE "${open}" "[" output "${output}")
+      string(REPLACE "${close}" "]" output "${output}")
+      string(REPLACE "${backslash}" "\\" output "${output}")
+      string(REPLACE "&lt;" "<" output "${output}")
+      string(REPLACE "&gt;" ">" output "${output}")
+      string(REPLACE "&quot;" "\"" output "${output}")
+      string(REPLACE "&apos;" "'" output "${output}")
+      string(REPLACE "&amp;" "&" output "${output}")
+      set(${prefix}output_of_${name} "${output}")
+    endforeach()
+  endif()
+endmacro()
+
+set(run_env ${test_env})
+set(run_filter)
+if(NOT only STREQUAL "")
+  set(run_filter -R "^${id}\\.exercise${only}\\.")
+  set(count "exercise ${only}'s")
+endif()
 message(STATUS "grade: running ${count} tests, ${JOBS} at a time")
 string(TIMESTAMP began "%s")
-execute_process(COMMAND ${test_env} ${CMAKE_CTEST_COMMAND} --test-dir ${build} -j ${JOBS}
-                        --output-junit ${build}/grade.xml
-                        --test-output-size-passed 1000000 --test-output-size-failed 1000000
-                OUTPUT_VARIABLE console ERROR_VARIABLE console)
+grade_run(${build} "")
 string(TIMESTAMP ended "%s")
 math(EXPR took "${ended} - ${began}")
 message(STATUS "grade: ran ${count} tests in ${took} s")
-
-# What ctest printed says which tests timed out or crashed; the JUnit file
-# holds every test's status and output.
-string(REGEX MATCHALL "Test +#[0-9]+: [^ \n]+ [^\n]*\\*\\*\\*(Timeout|Exception)[^\n]*"
-       stopped "${console}")
-foreach(line IN LISTS stopped)
-  string(REGEX REPLACE "^Test +#[0-9]+: ([^ ]+) .*\\*\\*\\*([^ ]+( [^ 0-9]+)*).*" "\\1;\\2"
-         pair "${line}")
-  list(GET pair 0 name)
-  list(GET pair 1 how)
-  set(stopped_${name} "${how}")
-endforeach()
-
-if(NOT EXISTS ${build}/grade.xml)
+if(NOT xml)
   grade_first_error("${console}" why)
   grade_part("tests" 0 1 "ctest did not run:\n${why}")
   grade_print()
   return()
 endif()
-file(READ ${build}/grade.xml xml)
-# One list element per test. CMake lists split on ';' and treat '[', ']'
-# and '\' specially: encode them first, and decode each test's output.
-string(REPLACE "\\" "${backslash}" xml "${xml}")
-string(REPLACE ";" "${semi}" xml "${xml}")
-string(REPLACE "[" "${open}" xml "${xml}")
-string(REPLACE "]" "${close}" xml "${xml}")
-string(REPLACE "<testcase " ";" cases "${xml}")
-list(REMOVE_AT cases 0) # what comes before the first test
-foreach(case IN LISTS cases)
-  string(REGEX MATCH "^name=\"([^\"]*)\"" ignored "${case}")
-  set(name "${CMAKE_MATCH_1}")
-  string(REGEX MATCH "status=\"([a-z]*)\"" ignored "${case}")
-  set(status_of_${name} "${CMAKE_MATCH_1}")
-  set(output "")
-  if(case MATCHES "<system-out>(.*)</system-out>")
-    set(output "${CMAKE_MATCH_1}")
+
+# ---- the sanitizer pass ----------------------------------------------------------
+
+# The exercise tests that passed (not an exercise's build, nor its pages of
+# documented output), built again under the sanitizers and run once more.
+# One that fails there counts as failed, with the sanitizer's report.
+set(sanitize_note "")
+set(sanitized)
+if(sanitize_pass)
+  set(pages)
+  set(n 0)
+  foreach(exercise IN LISTS LAB_EXERCISES)
+    math(EXPR n "${n} + 1")
+    foreach(page IN LISTS LAB_${exercise}_OUTPUTS)
+      get_filename_component(page ${page} NAME_WE)
+      list(APPEND pages ${id}.exercise${n}.${page})
+    endforeach()
+  endforeach()
+  set(again)
+  foreach(name IN LISTS names)
+    if(name MATCHES "^${id}\\.exercise[0-9]+\\.(.*)$" AND NOT CMAKE_MATCH_1 STREQUAL "build"
+       AND NOT name IN_LIST pages AND "${status_of_${name}}" STREQUAL "run")
+      list(APPEND again ${name})
+    endif()
+  endforeach()
+  list(LENGTH again n_again)
+  # The compiler the ordinary build found: MSVC and MinGW have no
+  # AddressSanitizer to build with.
+  set(compiler "")
+  file(GLOB compiler_files ${build}/CMakeFiles/*/CMakeCCompiler.cmake)
+  foreach(file IN LISTS compiler_files)
+    file(STRINGS ${file} lines REGEX "^set\\(CMAKE_C_(COMPILER_ID|SIMULATE_ID|PLATFORM_ID) ")
+    string(APPEND compiler "${lines}")
+  endforeach()
+  if(compiler MATCHES "\"(MSVC|MinGW|Cygwin|MSYS|Windows)\"")
+    string(CONCAT sanitize_note "sanitizers: left out, this compiler has none "
+                  "(${CMAKE_MATCH_1}): the scores are the ordinary build's")
+  elseif(n_again EQUAL 0)
+    set(sanitize_note "sanitizers: no exercise test passed, so none ran again under them")
+  else()
+    message(STATUS "grade: building again under the sanitizers, in ${asan_build}")
+    grade_fresh(${asan_build})
+    execute_process(COMMAND ${CMAKE_COMMAND} -S ${DIR} -B ${asan_build}
+                            ${sanitize_configure_args}
+                    RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE out)
+    if(NOT status EQUAL 0)
+      grade_first_error("${out}" why)
+      string(CONCAT sanitize_note "sanitizers: left out, the handout does not configure "
+                    "with them (${why}): the scores are the ordinary build's")
+    else()
+      # The library on all cores first (the exercises' build tests go one
+      # at a time); a failure here shows in those tests.
+      execute_process(COMMAND ${CMAKE_COMMAND} --build ${asan_build} -j ${cores}
+                              --target taal_${id} OUTPUT_QUIET ERROR_QUIET)
+      string(REPLACE "." "\\." pattern "${again}")
+      string(REPLACE ";" "|" pattern "${pattern}")
+      set(run_env ${sanitize_env})
+      set(run_filter -R "^(${pattern})$")
+      message(STATUS "grade: running the ${n_again} exercise tests that passed under the "
+                     "sanitizers")
+      string(TIMESTAMP began "%s")
+      grade_run(${asan_build} asan_)
+      string(TIMESTAMP ended "%s")
+      math(EXPR took "${ended} - ${began}")
+      message(STATUS "grade: ran them in ${took} s")
+      set(slow 0)
+      set(unbuilt)
+      foreach(name IN LISTS again)
+        string(REGEX REPLACE "^(${id}\\.exercise[0-9]+)\\..*" "\\1.build" build_test "${name}")
+        if("${asan_status_of_${name}}" STREQUAL "run")
+          continue()
+        elseif(NOT "${asan_status_of_${build_test}}" STREQUAL "run")
+          list(APPEND unbuilt ${build_test})
+        elseif(DEFINED asan_stopped_${name} AND asan_stopped_${name} STREQUAL "Timeout")
+          math(EXPR slow "${slow} + 1") # slower under them, not wrong
+        else()
+          list(APPEND sanitized ${name})
+          set(status_of_${name} "sanitizer")
+          set(output_of_${name} "${asan_output_of_${name}}")
+          if(DEFINED asan_stopped_${name})
+            set(stopped_${name} "${asan_stopped_${name}}")
+          endif()
+        endif()
+      endforeach()
+      list(LENGTH sanitized n_failed)
+      string(CONCAT sanitize_note "sanitizers: the ${n_again} exercise tests that passed "
+                    "ran again under ASan+UBSan: ")
+      if(n_failed EQUAL 0)
+        string(APPEND sanitize_note "none failed")
+      else()
+        string(APPEND sanitize_note "${n_failed} failed, counted as failed above")
+      endif()
+      if(slow GREATER 0)
+        string(APPEND sanitize_note "; ${slow} reached the time limit, not counted")
+      endif()
+      list(REMOVE_DUPLICATES unbuilt)
+      foreach(build_test IN LISTS unbuilt)
+        grade_build_errors("${asan_output_of_${build_test}}" why)
+        string(APPEND sanitize_note "\n  ${build_test} did not build under them, so its "
+                      "tests are not counted against you:\n  ${why}")
+      endforeach()
+    endif()
   endif()
-  string(REPLACE "${semi}" ";" output "${output}")
-  string(REPLACE "${open}" "[" output "${output}")
-  string(REPLACE "${close}" "]" output "${output}")
-  string(REPLACE "${backslash}" "\\" output "${output}")
-  string(REPLACE "&lt;" "<" output "${output}")
-  string(REPLACE "&gt;" ">" output "${output}")
-  string(REPLACE "&quot;" "\"" output "${output}")
-  string(REPLACE "&apos;" "'" output "${output}")
-  string(REPLACE "&amp;" "&" output "${output}")
-  set(output_of_${name} "${output}")
-endforeach()
+endif()
 
 # A sanitizer's report, in its first lines: what happened, and where
 # (the first frames of each stack: where it happened, where the memory was
@@ -484,8 +702,18 @@ function(grade_sanitizer_report output out)
         string(APPEND report "  in ${function} ${where}\n")
       endif()
       math(EXPR frames "${frames} + 1")
-    elseif(line MATCHES "^ +#[0-9]+ " OR line MATCHES "is located .* region")
+    elseif(line MATCHES "^ +#[0-9]+ " OR line MATCHES "is located .* region"
+           OR line MATCHES "^ *This frame has")
       # a frame without a function's name, where in its block the address is
+    elseif(line MATCHES "^ +${open}[0-9]+, [0-9]+\\) ('.*)$")
+      # a stack frame's variables: the one overrun, not the others
+      set(variable "${CMAKE_MATCH_1}")
+      if(variable MATCHES "<== ")
+        string(APPEND report "${variable}\n")
+      endif()
+    elseif(line MATCHES "^Address 0x[0-9a-f]+ is located in stack of thread T[0-9]+ .*in frame")
+      string(APPEND report "the variable overrun, on the stack:\n")
+      set(frames 0)
     elseif(NOT line MATCHES "^ *$" AND shown LESS 4)
       string(REGEX REPLACE "^==[0-9]+==(ERROR: )?" "" line "${line}")
       string(REGEX REPLACE " on (unknown )?address 0x[0-9a-f]+.*" "" line "${line}")
@@ -529,7 +757,9 @@ function(grade_why name out)
     string(APPEND said "(it went through a hole not filled yet: ${hole})")
   endforeach()
   set(why "")
-  if(DEFINED stopped_${name} AND stopped_${name} STREQUAL "Timeout")
+  if(status_of_${name} STREQUAL "sanitizer")
+    set(why "failed under the sanitizers (it passed the ordinary build): ")
+  elseif(DEFINED stopped_${name} AND stopped_${name} STREQUAL "Timeout")
     set(why "stopped at its time limit of ${limit_of_${name}} s: it never finished\n")
   elseif(DEFINED stopped_${name})
     set(why "crashed (${stopped_${name}})\n")
@@ -577,52 +807,72 @@ function(grade_tests title list_var build_test)
       set(failure "${failure}:\n${why}")
     endif()
   endif()
+  set(sanitizer_failure "")
+  set(sanitizer_shown FALSE)
   foreach(name IN LISTS ${list_var})
     if(status_of_${name} STREQUAL "run")
       math(EXPR passed "${passed} + 1")
     elseif(failure STREQUAL "")
       grade_why(${name} failure)
+      if(status_of_${name} STREQUAL "sanitizer")
+        set(sanitizer_shown TRUE)
+      endif()
+    elseif(status_of_${name} STREQUAL "sanitizer" AND NOT sanitizer_shown)
+      grade_why(${name} sanitizer_failure)
+      set(sanitizer_shown TRUE)
     endif()
   endforeach()
-  grade_part("${title}" ${passed} ${count} "${failure}")
+  grade_part("${title}" ${passed} ${count} "${failure}" "${sanitizer_failure}")
   set(report "${report}" PARENT_SCOPE)
   set(total_passed ${total_passed} PARENT_SCOPE)
   set(total_count ${total_count} PARENT_SCOPE)
 endfunction()
 
-grade_tests("unit tests" unit "")
-if(TAAL_LAB_EARLIER)
-  grade_tests("earlier chapters" earlier "")
-endif()
+if(NOT only STREQUAL "")
+  grade_not_run("unit tests")
+  if(TAAL_LAB_EARLIER)
+    grade_not_run("earlier chapters")
+  endif()
+  grade_not_run("documented output")
+else()
+  grade_tests("unit tests" unit "")
+  if(TAAL_LAB_EARLIER)
+    grade_tests("earlier chapters" earlier "")
+  endif()
 
-# The documented output: one point per program run the tutorial shows
-# (doccheck's "ok ... output of" and "FAIL ... output of" lines). If the
-# check did not finish, every one of them counts as failed.
-set(doc "${output_of_${id}.tutorial}")
-string(REGEX MATCHALL "(^|\n)ok  [^\n]*: output of [^\n]*" oks "${doc}")
-string(REGEX MATCHALL "(^|\n)FAIL [^\n]*: output of [^\n]*" fails "${doc}")
-list(LENGTH oks passed)
-list(LENGTH fails failed)
-math(EXPR count "${passed} + ${failed}")
-set(failure "")
-if(NOT doc MATCHES "\n[0-9]+ passed, [0-9]+ failed")
-  file(STRINGS ${DIR}/docs/${TAAL_LAB_CHAPTER}.md blocks REGEX "^<!-- check: output of ")
-  list(LENGTH blocks count)
-  set(passed 0)
-  grade_why(${id}.tutorial failure)
-elseif(failed GREATER 0)
-  string(REGEX MATCH "FAIL [^\n]*: output of [^\n]*(\n    [^\n]*)*" failure "${doc}")
-  # Leave out the program's whole output ("stdout:" and "| ..." lines).
-  string(REGEX REPLACE "\n    (\\| [^\n]*|stdout:|stderr:)" "" failure "${failure}")
-  string(REGEX REPLACE "\n +" "\n" failure "${failure}")
-  string(REGEX REPLACE "^FAIL " "" failure "${failure}")
+  # The documented output: one point per program run the tutorial shows
+  # (doccheck's "ok ... output of" and "FAIL ... output of" lines). If the
+  # check did not finish, every one of them counts as failed.
+  set(doc "${output_of_${id}.tutorial}")
+  string(REGEX MATCHALL "(^|\n)ok  [^\n]*: output of [^\n]*" oks "${doc}")
+  string(REGEX MATCHALL "(^|\n)FAIL [^\n]*: output of [^\n]*" fails "${doc}")
+  list(LENGTH oks passed)
+  list(LENGTH fails failed)
+  math(EXPR count "${passed} + ${failed}")
+  set(failure "")
+  if(NOT doc MATCHES "\n[0-9]+ passed, [0-9]+ failed")
+    file(STRINGS ${DIR}/docs/${TAAL_LAB_CHAPTER}.md blocks REGEX "^<!-- check: output of ")
+    list(LENGTH blocks count)
+    set(passed 0)
+    grade_why(${id}.tutorial failure)
+  elseif(failed GREATER 0)
+    string(REGEX MATCH "FAIL [^\n]*: output of [^\n]*(\n    [^\n]*)*" failure "${doc}")
+    # Leave out the program's whole output ("stdout:" and "| ..." lines).
+    string(REGEX REPLACE "\n    (\\| [^\n]*|stdout:|stderr:)" "" failure "${failure}")
+    string(REGEX REPLACE "\n +" "\n" failure "${failure}")
+    string(REGEX REPLACE "^FAIL " "" failure "${failure}")
+  endif()
+  grade_part("documented output" ${passed} ${count} "${failure}")
 endif()
-grade_part("documented output" ${passed} ${count} "${failure}")
 
 list(REMOVE_DUPLICATES exercise_numbers)
 set(n 0)
 foreach(exercise IN LISTS LAB_EXERCISES)
   math(EXPR n "${n} + 1")
+  if(NOT only STREQUAL "" AND NOT n EQUAL only)
+    grade_not_run("exercise ${n} (${LAB_${exercise}_TITLE})")
+    continue()
+  endif()
   grade_tests("exercise ${n} (${LAB_${exercise}_TITLE})" exercise_${n}
               "${exercise_build_${n}}")
 endforeach()

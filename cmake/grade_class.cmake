@@ -24,7 +24,8 @@
 #   -DJOBS=<n>          students graded at once (default: the cores)
 #   -DBUDGET=<s>        the time budget of one student's grade (default 900)
 #   -DTIME_LIMIT=<s>    passed on to grade.cmake: each test's limit
-#   -DSANITIZE=ON       passed on to grade.cmake: grade under ASan+UBSan
+#   -DSANITIZE=OFF|ALL  passed on to grade.cmake: no sanitizer pass, or
+#                       everything built and run under ASan+UBSan
 #   -DCMAKE_ARGS=<a|b>  passed on to grade.cmake
 #
 # Writes, in OUT: grades.csv (one row per student: each part's passed

@@ -8,28 +8,56 @@
 # VARIANT is stub (every exercise must score 0, and the unit tests must
 # lose points), reference (full marks), or a wrong answer in
 # labs/<CHAPTER>/wrong/, whose CAUGHT_BY part must lose points, with its
-# MESSAGE (a regular expression), if it gives one, in the grade. A wrong
-# answer that sets SANITIZE (a memory mistake an ordinary build lets pass)
-# is graded under the sanitizers. TIME_LIMIT, CMAKE_ARGS and SANITIZE are
-# passed on to grade.cmake.
+# MESSAGE (a regular expression), if it gives one, in the grade.
+#
+# The stub is graded as a student would grade it: the handout is made, and
+# its own grade.cmake run in it. The answers are graded in full, with the
+# sanitizer pass (grade.cmake's default, the grade a student runs). A wrong
+# answer only has to lose points in its CAUGHT_BY exercise, and to leave
+# every part in the grade: that exercise alone is graded (grade.cmake's
+# ONLY), in the ordinary build (SANITIZE=OFF), unless the wrong answer sets
+# SANITIZE (a memory mistake an ordinary build lets pass): then with the
+# sanitizer pass, which must catch it. TIME_LIMIT, CMAKE_ARGS and SANITIZE
+# are passed on to grade.cmake (a SANITIZE given here wins).
 cmake_minimum_required(VERSION 3.25)
 get_filename_component(root ${CMAKE_CURRENT_LIST_DIR}/.. ABSOLUTE)
 
 set(wrong_answer FALSE)
+set(only "")
 if(NOT VARIANT STREQUAL "reference" AND NOT VARIANT STREQUAL "stub")
   set(wrong_answer TRUE)
   function(lab_edit) # the wrong answer's edits are the handout's business
   endfunction()
+  set(given_sanitize "${SANITIZE}")
+  set(SANITIZE OFF)
   include(${root}/labs/${CHAPTER}/wrong/${VARIANT}.cmake)
+  if(NOT given_sanitize STREQUAL "")
+    set(SANITIZE "${given_sanitize}")
+  endif()
+  if(CAUGHT_BY MATCHES "^exercise [0-9]+$")
+    set(only "${CAUGHT_BY}")
+  endif()
 endif()
 
-set(grade_args -DCHAPTER=${CHAPTER} -DVARIANT=${VARIANT} -DDIR=${DIR})
+set(options)
 foreach(option TIME_LIMIT CMAKE_ARGS SANITIZE)
   if(DEFINED ${option})
-    list(APPEND grade_args "-D${option}=${${option}}")
+    list(APPEND options "-D${option}=${${option}}")
   endif()
 endforeach()
-execute_process(COMMAND ${CMAKE_COMMAND} ${grade_args} -P ${root}/cmake/grade.cmake
+if(VARIANT STREQUAL "stub")
+  execute_process(COMMAND ${CMAKE_COMMAND} -DCHAPTER=${CHAPTER} -DOUT=${DIR} -DVARIANT=stub
+                          -P ${root}/cmake/handout.cmake
+                  RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  if(NOT status EQUAL 0)
+    message(FATAL_ERROR "could not make the handout of ${CHAPTER}:\n${out}")
+  endif()
+  set(command ${CMAKE_COMMAND} ${options} -P ${DIR}/grade.cmake)
+else()
+  set(command ${CMAKE_COMMAND} -DCHAPTER=${CHAPTER} -DVARIANT=${VARIANT} -DDIR=${DIR}
+              ${options} "-DONLY=${only}" -P ${root}/cmake/grade.cmake)
+endif()
+execute_process(COMMAND ${command}
                 OUTPUT_VARIABLE grade ERROR_VARIABLE grade RESULT_VARIABLE status)
 message("${grade}")
 if(NOT status EQUAL 0)

@@ -3,8 +3,8 @@
 # gather's own reference; when nobody else holds the gather (its caller
 # released it), that was the last one, and cancel_the_rest() reads freed
 # memory. An ordinary build passes every test (the freed block still holds
-# its old values); only the sanitizer grade (-DSANITIZE=ON) sees it, as
-# a heap-use-after-free in a_gather_nobody_holds_still_cancels_the_rest.
+# its old values); only the grade's sanitizer pass sees it, as a
+# heap-use-after-free in a_gather_nobody_holds_still_cancels_the_rest.
 lab_edit(chapters/05_cancel/src/future.c REPLACE [[
         if ((g->flags & TAAL_CANCEL_ON_ERROR) && status != TAAL_ECANCELLED)
             cancel_the_rest(g); /* first: finishing may free the gather */
@@ -15,7 +15,7 @@ lab_edit(chapters/05_cancel/src/future.c REPLACE [[
             cancel_the_rest(g);
 ]])
 set(CAUGHT_BY "exercise 5")
-set(MESSAGE "a_gather_nobody_holds_still_cancels_the_rest\n[^\n]*AddressSanitizer: heap-use-after-free\n[^\n]*\n[^\n]*in gather_collect ")
-# Graded under the sanitizers (labs/CMakeLists.txt): without them it scores
-# full marks.
+set(MESSAGE "a_gather_nobody_holds_still_cancels_the_rest\n[^\n]*failed under the sanitizers [^\n]*AddressSanitizer: heap-use-after-free\n[^\n]*\n[^\n]*in gather_collect ")
+# A memory mistake: graded with the sanitizer pass (labs/check.cmake),
+# which must catch it; without it, it scores full marks.
 set(SANITIZE ON)
