@@ -1074,6 +1074,39 @@ TEST(a_client_that_goes_away_while_its_handler_runs_leaves_nothing_behind)
     CHECK_EQ(open_fds(), fds);
 }
 
+/* A loop closed bare (no taal_run() to cancel what is left) while a
+ * handler is running frees what the server made for the exchange: the
+ * handler's frame, the request's copies and the response (LeakSanitizer
+ * and valgrind would report them; the leak check runs in the sanitize and
+ * valgrind presets). The client hangs up without waiting: the handler is
+ * in its second of sleep when the loop closes. */
+TEST(a_loop_closed_bare_while_a_handler_runs_frees_the_exchange)
+{
+    int ends[2] = {0, 0};
+    taal_http_route routes[] = {handled[0]};
+    routes[0].handler_data = ends;
+    taal_http_site site = {.routes = routes, .count = 1};
+    raw_client gone = {.request = "POST /slow HTTP/1.1\r\nHost: x\r\nContent-Length: 2"
+                                  "\r\n\r\nhi",
+                       .hang_up = true};
+    int fds = open_fds();
+    taal_loop loop;
+    open_loop(&loop);
+    taal_server *server = NULL;
+    CHECK_EQ(taal_http_serve(&loop, "127.0.0.1", 0, &site, &server), TAAL_OK);
+    gone.port = server->port;
+    CHECK_EQ(run_task(&loop, raw_client_body, &gone, sizeof gone), TAAL_OK);
+    run_task(&loop, sleeper_body, &(sleeper){.seconds = 0.2}, sizeof(sleeper));
+    CHECK_EQ(site.active, 1); /* its connection is in the handler, */
+    CHECK_EQ(ends[0], 0);     /* which has not ended */
+    /* The server still held, its connection in the handler: closed. */
+    CHECK_EQ(taal_loop_close(&loop), TAAL_OK);
+    CHECK_EQ(ends[0], 0);     /* a bare close runs no more of it, */
+    CHECK_EQ(site.active, 0); /* the site no longer counts it */
+    CHECK(site.idle_first == NULL && site.idle_last == NULL);
+    CHECK_EQ(open_fds(), fds);
+}
+
 /* Out of memory anywhere in a handler's exchange (the request's copies,
  * the handler's frame, the response's fields and body) ends it cleanly. */
 TEST(every_allocation_failure_in_a_handler_exchange_ends_cleanly)
@@ -1350,6 +1383,7 @@ static const taal_test tests[] = {
     TEST_ENTRY(a_handler_echoes_a_posted_json_body_and_sets_a_header),
     TEST_ENTRY(a_handler_that_fails_gets_500_and_a_body_too_large_413),
     TEST_ENTRY(a_client_that_goes_away_while_its_handler_runs_leaves_nothing_behind),
+    TEST_ENTRY(a_loop_closed_bare_while_a_handler_runs_frees_the_exchange),
     TEST_ENTRY(every_allocation_failure_in_a_handler_exchange_ends_cleanly),
     TEST_ENTRY(curl_reads_a_get_after_a_head_of_a_chunked_route_on_one_connection),
     TEST_ENTRY(curl_keeps_an_http_1_0_connection_the_server_says_it_keeps),
