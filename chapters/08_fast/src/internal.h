@@ -106,8 +106,10 @@ void taal__block_put(taal_loop *loop, void *block, size_t size);
  * cost every call of the hot one. */
 #if defined(__GNUC__)
 #define TAAL__COLD __attribute__((cold, noinline))
+#define TAAL__NOINLINE __attribute__((noinline))
 #else
 #define TAAL__COLD
+#define TAAL__NOINLINE
 #endif
 
 /* Thread-local storage is C11's _Thread_local, which MSVC's C mode has
