@@ -108,9 +108,11 @@ void taal__block_put(taal_loop *loop, void *block, size_t size);
 #if defined(__GNUC__)
 #define TAAL__COLD __attribute__((cold, noinline))
 #define TAAL__NOINLINE __attribute__((noinline))
+#define TAAL__ALWAYS_INLINE __attribute__((always_inline))
 #else
 #define TAAL__COLD
 #define TAAL__NOINLINE
+#define TAAL__ALWAYS_INLINE
 #endif
 
 /* Thread-local storage is C11's _Thread_local, which MSVC's C mode has

@@ -864,7 +864,7 @@ static void run_traced(taal_loop *loop, taal_handle *handle)
 **      With no priorities set, everything is at priority 0, and this is
 **      chapter 03's loop exactly.
 */
-static int run_once(taal_loop *loop)
+TAAL__ALWAYS_INLINE static inline int run_once(taal_loop *loop)
 {
     /* 1. Wait (and, chapter 07, poll for I/O). */
     int top = highest_ready(loop);
