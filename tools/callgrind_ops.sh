@@ -14,6 +14,8 @@
 #   ping-pong        bench_switch 10 S, S = 20000 and 40000
 #   spawn + gather   bench_spawn 10000 B, B = 3 and 6 batches
 #   timer            bench_timers N 0.001, N = 50000 and 100000
+#   semaphore round  bench_semaphore R 100 4, R = 20000 and 40000 (100 tasks,
+#                    4 permits; a round is an acquire, a sleep(0), a release)
 # With --cache, the timer scenario also runs at 10^6 timers under the cache
 # simulator, and prints the data-cache misses per timer (first level, and
 # last level: the ones that go to memory). Needs cmake and valgrind.
@@ -32,7 +34,7 @@ set(TAAL_CH08_HELPERS $root/tests/include CACHE PATH "")
 add_subdirectory($root/chapters/07_io ch07)
 add_subdirectory($root/chapters/08_fast ch08)
 foreach(ch ch07 ch08)
-  foreach(s spawn switch timers)
+  foreach(s spawn switch timers semaphore)
     add_executable(\${s}_\${ch} $root/bench/\${s}.c)
     target_link_libraries(\${s}_\${ch} PRIVATE taal_\${ch})
   endforeach()
@@ -40,7 +42,7 @@ endforeach()
 CMAKE
 cmake -S "$build/src" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$build" -j2 --target spawn_ch07 spawn_ch08 switch_ch07 switch_ch08 \
-      timers_ch07 timers_ch08 >/dev/null
+      timers_ch07 timers_ch08 semaphore_ch07 semaphore_ch08 >/dev/null
 
 # ir PROGRAM ARGS...: the instructions the program ran.
 ir() {
@@ -63,6 +65,7 @@ row "sleep(0), one task" 20000 switch "20000 10" "40000 10"
 row "ping-pong switch through futures" 20000 switch "10 20000" "10 40000"
 row "warm spawn + gather, per task" 30000 spawn "10000 3" "10000 6"
 row "timer (task, sleep, fire), per timer" 50000 timers "50000 0.001" "100000 0.001"
+row "semaphore acquire + release round" 20000 semaphore "20000 100 4" "40000 100 4"
 if [ $cache = yes ]; then
     for ch in ch07 ch08; do
         out=$build/cache_$ch.out

@@ -643,6 +643,8 @@ struct taal_loop {
     /* State. */
     bool running;  /**< inside taal_run_forever() */
     bool stopping; /**< taal_stop() was called: end after this iteration */
+    bool forever;  /**< chapter 08: inside taal_run_forever() (not taal_run_once())
+                        and not stopping: a lone yielder may run again at once */
     bool closing;  /**< inside taal_loop_close() */
     bool closed;   /**< taal_loop_close() has finished */
 

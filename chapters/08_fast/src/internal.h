@@ -103,11 +103,16 @@ void taal__block_put(taal_loop *loop, void *block, size_t size);
 /* Marks a function that runs rarely (debug mode, tracing) and is kept out
  * of the hot function that calls it: a compiler inlines a static function
  * it sees called once, and its stack frame and saved registers would then
- * cost every call of the hot one. */
+ * cost every call of the hot one. TAAL__NOINLINE only keeps a function
+ * apart, for the same reason, where it is not rare. */
 #if defined(__GNUC__)
 #define TAAL__COLD __attribute__((cold, noinline))
+#define TAAL__NOINLINE __attribute__((noinline))
+#define TAAL__ALWAYS_INLINE __attribute__((always_inline))
 #else
 #define TAAL__COLD
+#define TAAL__NOINLINE
+#define TAAL__ALWAYS_INLINE
 #endif
 
 /* Thread-local storage is C11's _Thread_local, which MSVC's C mode has

@@ -864,7 +864,7 @@ static void run_traced(taal_loop *loop, taal_handle *handle)
 **      With no priorities set, everything is at priority 0, and this is
 **      chapter 03's loop exactly.
 */
-static int run_once(taal_loop *loop)
+TAAL__ALWAYS_INLINE static inline int run_once(taal_loop *loop)
 {
     /* 1. Wait (and, chapter 07, poll for I/O). */
     int top = highest_ready(loop);
@@ -902,6 +902,7 @@ static int run_once(taal_loop *loop)
     if (level < 0)
         return TAAL_OK; /* stopping, and nothing was ready */
     list_splice_back(&loop->batch, &loop->ready[level]);
+    loop->ready_levels &= ~(UINT32_C(1) << level); /* that FIFO is empty now */
     while (!list_empty(&loop->batch)) {
         taal_link *link = loop->batch.next;
         link->prev->next = link->next; /* link_remove(), known to be linked */
@@ -951,9 +952,11 @@ int taal_run_forever(taal_loop *loop)
     int rc = enter(loop);
     if (rc != TAAL_OK)
         return rc;
+    loop->forever = !loop->stopping; /* a stop asked for before: one iteration */
     do {
         rc = run_once(loop);
     } while (rc == TAAL_OK && !loop->stopping);
+    loop->forever = false;
     leave(loop);
     return rc;
 }
@@ -965,6 +968,7 @@ int taal_stop(taal_loop *loop)
     if (loop->closed)
         return TAAL_ECLOSED;
     loop->stopping = true;
+    loop->forever = false; /* chapter 08: no step runs again without an iteration */
     return TAAL_OK;
 }
 

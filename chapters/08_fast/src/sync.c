@@ -99,7 +99,12 @@ static int waiters_destroy(taal_waiters *w)
 }
 
 /* May the running task wait on `w`? The checks of every wait, in order;
- * a cancellation being delivered comes first: it is the await's outcome. */
+ * a cancellation being delivered comes first: it is the await's outcome.
+ * Chapter 08: a primitive of the running task's own loop needs no check
+ * that its loop is open, since that loop is running (a running loop cannot
+ * close), so the test of the loop comes first, and the one of a closed
+ * loop only for a primitive of another: the same statuses, in the same
+ * order, as chapter 07's ECLOSED-then-ELOOP. */
 static int check_wait(taal_waiters *w, taal_task **task)
 {
     *task = taal__current_task();
@@ -109,10 +114,8 @@ static int check_wait(taal_waiters *w, taal_task **task)
         return TAAL_EINVAL;
     if (*task == NULL)
         return TAAL_ENOTASK;
-    if (!loop_open(w))
-        return TAAL_ECLOSED;
     if (w->future.loop != (*task)->future.loop)
-        return TAAL_ELOOP;
+        return loop_open(w) ? TAAL_ELOOP : TAAL_ECLOSED;
     if (link_linked(&(*task)->step.handle.link) || (*task)->step.index != 0)
         return TAAL_EBUSY; /* already parked or asleep: one wait at a time */
     return TAAL_OK;

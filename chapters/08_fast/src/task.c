@@ -23,7 +23,7 @@
 #define TASK_HEADER_SIZE \
     ((sizeof(taal_task) + TAAL__MAX_ALIGN - 1) / TAAL__MAX_ALIGN * TAAL__MAX_ALIGN)
 
-static void task_step(taal_task *task);
+static void task_step(taal_task *task, bool may_repeat);
 
 /* Where a task's list of coroutines ends (see "coroutines never awaited"). */
 static taal_coro list_end;
@@ -38,13 +38,13 @@ static inline taal_coro *frame_of(taal_task *task)
  * after a yield), the wake-up of a future it waits on, and its timer. */
 static void task_run(void *task)
 {
-    task_step(task);
+    task_step(task, true);
 }
 
 static void task_wakeup(taal_future *future, void *task)
 {
     (void)future; /* the resumed await asks it again: it is done */
-    task_step(task);
+    task_step(task, false);
 }
 
 /* The sleep timer fired. Like asyncio, where the timer completes a future
@@ -156,26 +156,66 @@ static int task_ended(taal_task *task, int rc)
     return rc;
 }
 
+/*
+** Chapter 08: may a task that has just yielded (a bare yield: sleep(0),
+** TAAL_YIELD) run again at once, in this same step, without going round
+** the loop? Only where the next iteration would run it and nothing else,
+** so that what the program can see is what it would have seen:
+**   - the loop runs on: in taal_run_forever() (not taal_run_once(), which
+**     runs exactly one iteration), and no stop was asked for (taal_stop()
+**     clears `forever`);
+**   - nothing else is ready: no handle left in this iteration's batch, and
+**     no FIFO with work (run_once() clears the bit of the FIFO it took, so
+**     that a bit set means a handle was pushed since: a callback the step
+**     scheduled, a task it woke, a future it completed);
+**   - no timer is due (the next iteration would move it to the ready queue
+**     first; a timer the step armed with a delay of 0 is due);
+**   - no watcher wants an event: the next iteration might poll the kernel
+**     (every io_interval iterations while work is ready), and a ready
+**     socket would then run its callback first. asyncio polls in every
+**     iteration; with a watcher, the loop goes round as before.
+** Debug mode and tracing never get here (resume_watched() passes `alone`
+** false): a slow step is a step, and a trace shows every step as its own
+** iteration, as before.
+*/
+static bool alone(taal_loop *loop)
+{
+    if (!loop->forever || loop->ready_levels != 0 || !list_empty(&loop->batch))
+        return false; /* (taal_stop() clears `forever`) */
+    if ((loop->heap_len | loop->io_wanted) == 0)
+        return true; /* no timer, no watcher: the common case, one test */
+    return loop->io_wanted == 0 && loop->heap[0].deadline > taal__now(loop);
+}
+
 /* Delivers a cancellation that is due (a task that never started ends
  * there), then resumes the coroutine once, as the loop's current task,
  * and settles what it left: a bare yield runs again in the next
  * iteration, a cancel it asked for itself is acted on where it now waits,
  * and a coroutine that ended is settled by task_ended(). Returns the
- * status the task's future completes with, or TAAL_SUSPENDED. */
-static inline int resume(taal_loop *loop, taal_task *task)
+ * status the task's future completes with, or TAAL_SUSPENDED. Chapter 08:
+ * with `may_repeat`, a bare yield while the task is alone() resumes it
+ * again here, which is what the next iteration would have done. */
+static inline int resume(taal_loop *loop, taal_task *task, bool may_repeat)
 {
-    if (deliver_cancel(task))
-        return task_ended(task, TAAL_ECANCELLED);
-    loop->current = task;
-    int rc = taal__send_inline(frame_of(task));
-    loop->current = NULL;
-    if (rc != TAAL_SUSPENDED)
-        return task_ended(task, rc);
-    if (!link_linked(&task->step.handle.link) && task->step.index == 0)
-        schedule_step(task);
-    if (task->cancel == TAAL_CANCEL_REQUESTED)
-        cancel_where_waiting(task); /* it cancelled itself: asyncio does this too */
-    return rc;
+    for (;;) {
+        if (deliver_cancel(task))
+            return task_ended(task, TAAL_ECANCELLED);
+        loop->current = task;
+        int rc = taal__send_inline(frame_of(task));
+        loop->current = NULL;
+        if (rc != TAAL_SUSPENDED)
+            return task_ended(task, rc);
+        if (!link_linked(&task->step.handle.link) && task->step.index == 0) {
+            /* A bare yield. A cancel it asked for itself waits for its
+             * next step here (cancel_where_waiting() would only say so). */
+            if (may_repeat && alone(loop))
+                continue;
+            schedule_step(task);
+        }
+        if (task->cancel == TAAL_CANCEL_REQUESTED)
+            cancel_where_waiting(task); /* it cancelled itself: asyncio does this too */
+        return rc;
+    }
 }
 
 /* The same, watched: timed in debug mode, recorded when tracing. */
@@ -184,7 +224,7 @@ TAAL__COLD static int resume_watched(taal_loop *loop, taal_task *task)
     int64_t began = loop->debug ? taal__monotonic_ns() : 0;
     if (loop->trace != NULL)
         taal__trace_step_begin(loop, task);
-    int rc = resume(loop, task);
+    int rc = resume(loop, task, false);
     if (loop->debug)
         check_slow_step(loop, task, began);
     if (loop->trace != NULL)
@@ -205,13 +245,16 @@ TAAL__COLD static int resume_watched(taal_loop *loop, taal_task *task)
 **      value, and drop the reference the task held on itself while pending.
 ** resume() does all of it but completing the future. Debug mode and
 ** tracing watch it from outside, in resume_watched(), so that with both
-** off the step tests two flags for them and nothing else.
+** off the step tests two flags for them and nothing else. A step woken by
+** a future does not repeat a yield at once (`may_repeat` false): the
+** handle holds that future until the step is over, and freeing it later
+** would move what its free reports.
 */
-static void task_step(taal_task *task)
+static void task_step(taal_task *task, bool may_repeat)
 {
     taal_loop *loop = task->future.loop;
     int rc = loop->debug || loop->trace != NULL ? resume_watched(loop, task)
-                                                : resume(loop, task);
+                                                : resume(loop, task, may_repeat);
     if (rc != TAAL_SUSPENDED) {
         taal__future_finish(&task->future, rc, frame_of(task)->value);
         taal__future_unref(&task->future);
@@ -531,6 +574,21 @@ void taal__task_park(taal_task *task, taal_future *on)
     list_push_back(&on->waiters, &step->link);
 }
 
+/* A sleep with a delay arms the task's timer. Chapter 08: a function of
+ * its own, not inlined, so that sleep(0), which never gets here, does not
+ * pay for its stack frame. */
+TAAL__NOINLINE static int sleep_arm(taal_task *task, double seconds)
+{
+    int64_t ns;
+    if (taal__delay_ns(seconds, &ns) != TAAL_OK)
+        return TAAL_EINVAL;
+    taal_handle *step = &task->step.handle;
+    step->fn.call = task_timer_fired;
+    step->data = task;
+    step->future = NULL;
+    return taal__timer_arm(task->future.loop, &task->step, ns);
+}
+
 int taal__sleep_start(double seconds)
 {
     taal_task *task = taal__current_task();
@@ -542,14 +600,7 @@ int taal__sleep_start(double seconds)
         return TAAL_EBUSY; /* already parked on a future: one wait at a time */
     if (seconds <= 0)
         return TAAL_OK; /* a bare yield, as asyncio's sleep(delay <= 0) is */
-    int64_t ns;
-    if (taal__delay_ns(seconds, &ns) != TAAL_OK)
-        return TAAL_EINVAL;
-    taal_handle *step = &task->step.handle;
-    step->fn.call = task_timer_fired;
-    step->data = task;
-    step->future = NULL;
-    return taal__timer_arm(task->future.loop, &task->step, ns);
+    return sleep_arm(task, seconds);
 }
 
 /* A sleep's resume: the timer fired, or the task was woken to be
