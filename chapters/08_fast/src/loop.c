@@ -129,10 +129,10 @@ static void block_allow(void *block, size_t size)
     (void)size;
 }
 
-/* A chunk of the slab: this header, then `count` blocks of `size` bytes. */
+/* A chunk of the slab: this header, then `count` blocks, `size` bytes apart. */
 typedef struct slab_chunk {
     struct slab_chunk *next; /* the loop's chunks, newest first */
-    uint32_t size;           /* the size of its blocks */
+    uint32_t size;           /* from one block to the next */
     uint32_t count;          /* how many blocks it holds */
     uint32_t held;           /* after the close: blocks the program still holds */
 } slab_chunk;
@@ -152,27 +152,40 @@ static char *chunk_blocks(slab_chunk *chunk)
     return (char *)chunk + CHUNK_HEADER_SIZE;
 }
 
+/* Under AddressSanitizer, a poisoned gap of 16 bytes follows every block
+ * of a chunk, as malloc()'s red zones did: a frame overrun into the next
+ * task's block is still reported. (Under valgrind, an overrun into a free
+ * neighbour is; into a live one no longer is.) */
+#if defined(TAAL_ASAN)
+#define SLAB_GAP 16
+#else
+#define SLAB_GAP 0
+#endif
+
 /* The free list of class k is empty: a new chunk of blocks of `size`
  * bytes. Its first block is returned, the others go on the free list,
  * lowest address first. NULL if the allocation fails. */
 TAAL__COLD static void *chunk_new(taal_loop *loop, size_t k, size_t size)
 {
-    size_t count = (SLAB_CHUNK_BYTES - CHUNK_HEADER_SIZE) / size;
-    slab_chunk *chunk = taal__alloc(CHUNK_HEADER_SIZE + count * size);
+    size_t stride = size + SLAB_GAP;
+    size_t count = (SLAB_CHUNK_BYTES - CHUNK_HEADER_SIZE) / stride;
+    slab_chunk *chunk = taal__alloc(CHUNK_HEADER_SIZE + count * stride);
     if (chunk == NULL)
         return NULL;
-    chunk->size = (uint32_t)size;
+    chunk->size = (uint32_t)stride;
     chunk->count = (uint32_t)count;
     chunk->held = 0;
     chunk->next = loop->chunks;
     loop->chunks = chunk;
     char *blocks = chunk_blocks(chunk);
     for (size_t i = count - 1; i > 0; i--) {
-        void *block = blocks + i * size;
+        void *block = blocks + i * stride;
         *(void **)block = loop->free_blocks[k];
         loop->free_blocks[k] = block;
-        block_forbid(block, size);
+        block_forbid(block, stride);
     }
+    if (SLAB_GAP > 0)
+        block_forbid(blocks + size, SLAB_GAP);
     return blocks;
 }
 
