@@ -19,7 +19,7 @@
 #include <string.h>
 
 /* The frame starts at the first suitably aligned address after the task:
- * 160 bytes on the common 64-bit machines, where the header is 160 too. */
+ * 144 bytes on the common 64-bit machines, where the header is 144 too. */
 #define TASK_HEADER_SIZE \
     ((sizeof(taal_task) + TAAL__MAX_ALIGN - 1) / TAAL__MAX_ALIGN * TAAL__MAX_ALIGN)
 
