@@ -257,6 +257,39 @@ TEST(closing_with_tasks_still_held_keeps_their_chunk_until_the_last_release)
     taal_set_allocator(NULL);
 }
 
+/* 300 tasks held through the close, four chunks of them: each chunk goes
+ * with the last of its tasks, whatever chunk the close found first, and
+ * every frame stays as it was until its task is released. */
+TEST(many_tasks_held_through_the_close_free_each_chunk_with_its_last)
+{
+    enum { HELD = 300 };
+    static taal_task *held[HELD];
+    CHECK_EQ(taal_set_allocator(&counting), TAAL_OK);
+    taal_check_alloc_reset(0);
+    taal_loop loop;
+    open_loop(&loop, false);
+    for (int i = 0; i < HELD; i++)
+        CHECK_EQ(taal_task_create(&loop, quick_body, &(quick){.value = i}, sizeof(quick),
+                                  NULL, &held[i]),
+                 TAAL_OK);
+    long chunks = taal_check_alloc.allocs;
+    CHECK(chunks >= 2);
+    run_all(&loop);
+    CHECK_EQ(taal_loop_close(&loop), TAAL_OK);
+    CHECK_EQ(taal_check_alloc_live(), chunks);
+    /* The odd ones first, then the even ones from the last: the first
+     * chunk's tasks are released last of all. */
+    for (int i = 1; i < HELD; i += 2)
+        taal_task_release(held[i]);
+    CHECK_EQ(taal_check_alloc_live(), chunks);
+    for (int i = HELD - 2; i >= 0; i -= 2) {
+        CHECK_EQ(((quick *)taal_task_frame(held[i]))->value, i);
+        taal_task_release(held[i]);
+    }
+    CHECK_EQ(taal_check_alloc_live(), 0);
+    taal_set_allocator(NULL);
+}
+
 /* Four tasks released in each of the 24 orders: their blocks go back to
  * the free list whatever the order, and the next four tasks take the same
  * four blocks, with no allocation. */
@@ -384,6 +417,7 @@ static const taal_test tests[] = {
     TEST_ENTRY(a_chunk_s_worth_of_spawns_is_one_allocation_and_is_refilled_without_one),
     TEST_ENTRY(out_of_memory_in_the_middle_of_the_spawns_is_a_clean_enomem),
     TEST_ENTRY(closing_with_tasks_still_held_keeps_their_chunk_until_the_last_release),
+    TEST_ENTRY(many_tasks_held_through_the_close_free_each_chunk_with_its_last),
     TEST_ENTRY(tasks_freed_in_every_order_give_their_blocks_back),
     TEST_ENTRY(frames_too_big_for_the_slab_still_work),
     TEST_ENTRY(debug_mode_still_says_where_a_task_was_created),
