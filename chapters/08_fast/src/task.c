@@ -319,8 +319,8 @@ void taal__task_free(taal_task *task)
 }
 
 /* The loop closes and the program keeps the task: its block's chunk of the
- * slab stays until the task is released. Called before the task is
- * orphaned (future.c), once it is off the loop's lists. */
+ * slab stays until the task is released. taal_loop_close() calls it once
+ * the task is off the loop's lists, before it forgets the loop. */
 void taal__task_keep(taal_task *task)
 {
     task->future.u.chunk = taal__block_keep(task->future.loop, task, block_size(task));
