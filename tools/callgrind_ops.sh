@@ -16,6 +16,9 @@
 #   timer            bench_timers N 0.001, N = 50000 and 100000
 #   semaphore round  bench_semaphore R 100 4, R = 20000 and 40000 (100 tasks,
 #                    4 permits; a round is an acquire, a sleep(0), a release)
+# and then, run natively (no valgrind), the bytes a pending task costs by
+# bench_memory (the growth of the peak RSS over 10^5 tasks), with a bare
+# 56-byte frame and with 32 bytes of the frame's own.
 # With --cache, the timer scenario also runs at 10^6 timers under the cache
 # simulator, and prints the data-cache misses per timer (first level, and
 # last level: the ones that go to memory). Needs cmake and valgrind.
@@ -34,7 +37,7 @@ set(TAAL_CH08_HELPERS $root/tests/include CACHE PATH "")
 add_subdirectory($root/chapters/07_io ch07)
 add_subdirectory($root/chapters/08_fast ch08)
 foreach(ch ch07 ch08)
-  foreach(s spawn switch timers semaphore)
+  foreach(s spawn switch timers semaphore memory)
     add_executable(\${s}_\${ch} $root/bench/\${s}.c)
     target_link_libraries(\${s}_\${ch} PRIVATE taal_\${ch})
   endforeach()
@@ -42,7 +45,7 @@ endforeach()
 CMAKE
 cmake -S "$build/src" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$build" -j2 --target spawn_ch07 spawn_ch08 switch_ch07 switch_ch08 \
-      timers_ch07 timers_ch08 semaphore_ch07 semaphore_ch08 >/dev/null
+      timers_ch07 timers_ch08 semaphore_ch07 semaphore_ch08 memory_ch07 memory_ch08 >/dev/null
 
 # ir PROGRAM ARGS...: the instructions the program ran.
 ir() {
@@ -66,6 +69,15 @@ row "ping-pong switch through futures" 20000 switch "10 20000" "10 40000"
 row "warm spawn + gather, per task" 30000 spawn "10000 3" "10000 6"
 row "timer (task, sleep, fire), per timer" 50000 timers "50000 0.001" "100000 0.001"
 row "semaphore acquire + release round" 20000 semaphore "20000 100 4" "40000 100 4"
+# mem PROGRAM EXTRA: bytes per pending task, 10^5 tasks
+mem() {
+    TAAL_CLOCK= "$1" 100000 "$2" | sed -n 's/^bytes_per_pending_task \([0-9.]*\).*/\1/p'
+}
+printf '%-36s %10s %10s\n' "bytes per pending task (RSS)" "chapter 07" "chapter 08"
+for extra in 0 32; do
+    printf '%-36s %10s %10s\n' "frame of $((56 + extra)) bytes" "$(mem "$build/memory_ch07" $extra)" \
+           "$(mem "$build/memory_ch08" $extra)"
+done
 if [ $cache = yes ]; then
     for ch in ch07 ch08; do
         out=$build/cache_$ch.out

@@ -792,8 +792,13 @@ TEST(tracing_allocates_nothing_per_event)
         taal_run_once(&loop);
         taal_run_once(&loop);
     }
-    /* Two blocks: the held task's, and one that every other task reuses. */
+    /* Two blocks: the held task's, and one that every other task reuses
+     * (from chapter 08 on, one chunk of the slab holds both). */
+#if TAAL_CHAPTER >= 8
+    CHECK_EQ(taal_check_alloc.allocs, after_open + 1);
+#else
     CHECK_EQ(taal_check_alloc.allocs, after_open + 2);
+#endif
     taal_task_release(t);
     taal_loop_close(&loop);
     CHECK_EQ(taal_check_alloc_live(), 0);

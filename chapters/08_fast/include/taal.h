@@ -263,7 +263,9 @@ struct taal_coro {
                                  innermost first (chapter 06) */
     struct taal_coro *next; /**< in its task's list of coroutines initialised in
                                  the task's frame (chapter 06); overwriting it
-                                 (assigning the whole frame) is reported */
+                                 (assigning the whole frame) is reported. A
+                                 task's own coroutine is on no list: its link
+                                 is the head of that list (chapter 08) */
 };
 
 /** Prepares a coroutine header: not started, not finished. Call it from the
@@ -598,9 +600,10 @@ typedef struct taal_loop_options {
     unsigned io_interval;
 } taal_loop_options;
 
-/** Size classes of the free lists of task blocks: blocks of 16, 32, ...
- *  up to TAAL_POOL_CLASSES * 16 bytes are kept for reuse; larger ones are
- *  freed at once. */
+/** Size classes of the slab of task blocks: blocks of 16, 32, ... up to
+ *  TAAL_POOL_CLASSES * 16 bytes are cut from chunks of about 16 KiB and
+ *  kept for reuse until the loop closes; larger ones are allocated and
+ *  freed one by one. */
 #define TAAL_POOL_CLASSES 64
 
 struct taal_trace;
@@ -635,7 +638,8 @@ struct taal_loop {
     uint32_t id;           /**< this loop's number, unique in its thread */
     uint32_t next_task_id; /**< for the default names Task-1, Task-2, ... */
     taal_task *current;    /**< the task whose step is running, or NULL */
-    void *free_blocks[TAAL_POOL_CLASSES]; /**< blocks of finished tasks, by size */
+    void *free_blocks[TAAL_POOL_CLASSES]; /**< free blocks of the slab, by size */
+    void *chunks; /**< the slab's chunks, which task blocks are cut from (chapter 08) */
     taal_link rings;  /**< queues' rings of items: close frees those left */
     taal_link scopes; /**< open timeout scopes and task groups (chapter 05): they
                            live in task frames, and must go before their task */
@@ -832,6 +836,10 @@ struct taal_future {
         /** Plain, inside a task's frame: that task. Waiting on the future
          *  holds a reference on it, so the frame outlives the wait. */
         taal_task *owner;
+        /** A task the program still held when its loop closed: the chunk
+         *  of the loop's slab its block is in, freed with the last such
+         *  task (chapter 08). */
+        void *chunk;
     } u; /**< what only one kind of future needs */
 };
 
@@ -922,10 +930,13 @@ typedef enum taal_cancel_state {
     TAAL_CANCEL_DELIVERING /**< the step runs: the next await says cancelled */
 } taal_cancel_state;
 
-/** A task: a future, plus what it takes to step a coroutine. Its 160
+/** A task: a future, plus what it takes to step a coroutine. Its 144
  *  bytes, a multiple of 16 so that the frame is aligned for anything
  *  (max_align_t), are followed by the coroutine's frame, in the same
- *  block. */
+ *  block, cut from its loop's slab (chapter 08). Chapter 07's 160 had two
+ *  pointers more: where it was created, now kept after the frame and only
+ *  in debug mode, and the head of its list of coroutines, now the `next`
+ *  of the frame's own header. */
 struct taal_task {
     taal_future future;       /**< the task is a future: first member */
     taal_timer step;          /**< the task's one handle: in the ready queue ("run
@@ -933,7 +944,6 @@ struct taal_task {
                                    done"), armed in the heap ("asleep"), or idle
                                    ("running", or finished) */
     const char *name;         /**< its name, or NULL for "Task-<id>"; not copied */
-    const char *created;      /**< where it was created, "file.c:42" (debug reports) */
     uint32_t id;              /**< for the default name; unique in its loop */
     uint32_t frame_size : 24; /**< the size of the frame that follows */
     signed int priority : 8;  /**< its own priority; it runs at that or higher
@@ -943,9 +953,8 @@ struct taal_task {
                                    asyncio's cancelling() */
     uint16_t scopes;          /**< its open timeout scopes and task groups */
     uint8_t cancel;           /**< a taal_cancel_state */
-    taal_coro *coros;         /**< coroutines initialised in its frame while it ran,
-                                   the newest first: checked when it ends for one
-                                   never awaited (chapter 06) */
+    uint8_t created_at;       /**< created in debug mode: where ("file.c:42", for
+                                   debug reports) is stored after the frame */
 };
 
 /** Creates a task that runs the coroutine @p body, like loop.create_task().

@@ -94,11 +94,15 @@ void *taal__alloc(size_t size);
 void *taal__realloc(void *ptr, size_t size);
 void taal__free(void *ptr);
 
-/* Task blocks (loop.c): from the loop's free list if it has one of the
- * right size, else from the allocator; and back. A NULL loop (closed)
- * gives the block straight back to the allocator. */
+/* Task blocks (loop.c): from the loop's slab (its free list, or a new
+ * chunk), or from the allocator if larger than the largest size class;
+ * and back. A block the program keeps past the loop's close is kept with
+ * its chunk (taal__block_keep() returns the chunk, NULL for a block of the
+ * allocator's), and given back to it when released. */
 void *taal__block_get(taal_loop *loop, size_t size);
 void taal__block_put(taal_loop *loop, void *block, size_t size);
+void *taal__block_keep(taal_loop *loop, void *block, size_t size);
+void taal__block_put_orphan(void *chunk, void *block);
 
 /* Marks a function that runs rarely (debug mode, tracing) and is kept out
  * of the hot function that calls it: a compiler inlines a static function
@@ -278,6 +282,7 @@ void taal__task_park(taal_task *task, taal_future *on);    /* its handle waits o
 int taal__task_park_released(taal_task *task, taal_future *on); /* wait_for(.., 0) */
 void taal__task_unhook(taal_task *task);
 void taal__task_free(taal_task *task);
+void taal__task_keep(taal_task *task); /* held at its loop's close (loop.c) */
 void taal__task_describe(const taal_task *task, char *buf, size_t size);
 bool taal__is_task_step(const taal_handle *handle);
 

@@ -19,7 +19,7 @@
 #include <string.h>
 
 /* The frame starts at the first suitably aligned address after the task:
- * 160 bytes on the common 64-bit machines, where the header is 160 too. */
+ * 144 bytes on the common 64-bit machines, where the header is 144 too. */
 #define TASK_HEADER_SIZE \
     ((sizeof(taal_task) + TAAL__MAX_ALIGN - 1) / TAAL__MAX_ALIGN * TAAL__MAX_ALIGN)
 
@@ -29,9 +29,34 @@ static void task_step(taal_task *task, bool may_repeat);
 static taal_coro list_end;
 
 /* The frame follows the header: its address is computed, never stored. */
-static inline taal_coro *frame_of(taal_task *task)
+static inline taal_coro *frame_of(const taal_task *task)
 {
     return (taal_coro *)(void *)((char *)task + TASK_HEADER_SIZE);
+}
+
+/* Chapter 08: the head of the task's list of coroutines never awaited is
+ * the `next` of the frame's own header, the task's coroutine, which is on
+ * no list itself (taal__coro_track() never puts it there): 8 bytes less in
+ * every task's header. */
+static inline taal_coro **coros_of(const taal_task *task)
+{
+    return &frame_of(task)->next;
+}
+
+/* Chapter 08: where a task was created ("file.c:42") is kept only if debug
+ * mode was on when it was created, as asyncio keeps a task's source
+ * traceback only then: after the frame, in 8 bytes more of its block. */
+static size_t block_size(const taal_task *task)
+{
+    return TASK_HEADER_SIZE + task->frame_size + (task->created_at ? sizeof(char *) : 0);
+}
+
+static const char *created_where(const taal_task *task)
+{
+    const char *where = NULL;
+    if (task->created_at)
+        memcpy(&where, (const char *)frame_of(task) + task->frame_size, sizeof where);
+    return where;
 }
 
 /* The three callbacks a task's handle can hold: its next step (first step,
@@ -147,7 +172,7 @@ static int task_ended(taal_task *task, int rc)
         rc = TAAL_ESTRAY; /* TAAL_STOP: a future ends with a result or an error */
     task->cancel = TAAL_CANCEL_NONE;
     stop_waiting(task);
-    if (task->coros != &list_end)
+    if (*coros_of(task) != &list_end)
         taal__coros_check(task);
     if (task->scopes > 0)
         taal__scopes_close_of(task);
@@ -272,7 +297,9 @@ int taal__task_create_at(const char *where, taal_loop *loop, taal_body_fn body,
         return TAAL_EINVAL;
     if (loop->closed || loop->closing)
         return TAAL_ECLOSED;
-    taal_task *task = taal__block_get(loop, TASK_HEADER_SIZE + frame_size);
+    bool debug_where = loop->debug && where != NULL;
+    taal_task *task = taal__block_get(loop, TASK_HEADER_SIZE + frame_size +
+                                                (debug_where ? sizeof where : 0));
     if (task == NULL)
         return TAAL_ENOMEM;
 
@@ -281,19 +308,21 @@ int taal__task_create_at(const char *where, taal_loop *loop, taal_body_fn body,
     taal__future_init_heap(&task->future, loop, TAAL_FUTURE_TASK);
     task->step = (taal_timer){0}; /* priority 0, whoever creates it */
     task->name = name;
-    task->created = where;
     task->id = loop->next_task_id++;
     task->frame_size = (uint32_t)frame_size;
     task->priority = 0;
     task->cancel_requests = 0;
     task->scopes = 0;
     task->cancel = TAAL_CANCEL_NONE;
-    task->coros = &list_end;
+    task->created_at = debug_where;
     taal_coro *coro = frame_of(task);
     if (frame != NULL)
         memcpy(coro, frame, frame_size);
     else
         memset(coro, 0, frame_size);
+    if (debug_where)
+        memcpy((char *)coro + frame_size, &where, sizeof where);
+    coro->next = &list_end; /* the list of coroutines never awaited: empty */
     /* Chapter 08: taal_coro_init() without its first half, the check of
      * chapter 06 that the current task is not overwriting a coroutine in
      * its own frame never awaited: a new task's block is in no task's
@@ -322,11 +351,22 @@ int(taal_task_create)(taal_loop *loop, taal_body_fn body, const void *frame,
     return taal__task_create_at(NULL, loop, body, frame, frame_size, name, task);
 }
 
-/* A task's block goes back to its loop's free list (or to the allocator,
- * if the loop has closed). */
+/* A task's block goes back to its loop's slab; one the program kept past
+ * its loop's close goes back to its chunk (taal__task_keep()). */
 void taal__task_free(taal_task *task)
 {
-    taal__block_put(task->future.loop, task, TASK_HEADER_SIZE + task->frame_size);
+    if (task->future.loop != NULL)
+        taal__block_put(task->future.loop, task, block_size(task));
+    else
+        taal__block_put_orphan(task->future.u.chunk, task);
+}
+
+/* The loop closes and the program keeps the task: its block's chunk of the
+ * slab stays until the task is released. taal_loop_close() calls it once
+ * the task is off the loop's lists, before it forgets the loop. */
+void taal__task_keep(taal_task *task)
+{
+    task->future.u.chunk = taal__block_keep(task->future.loop, task, block_size(task));
 }
 
 /* For taal_loop_close(): off the ready queue, off any future's waiters,
@@ -387,12 +427,13 @@ void taal__task_describe(const taal_task *task, char *buf, size_t size)
     char name[64];
     taal_task_name(task, name, sizeof name);
     const taal_loop *loop = task->future.loop;
-    if (loop == NULL || !loop->debug || task->created == NULL) {
+    const char *created = created_where(task);
+    if (loop == NULL || !loop->debug || created == NULL) {
         snprintf(buf, size, "%s", name);
         return;
     }
-    const char *file = strrchr(task->created, '/');
-    snprintf(buf, size, "%s (created at %s)", name, file ? file + 1 : task->created);
+    const char *file = strrchr(created, '/');
+    snprintf(buf, size, "%s (created at %s)", name, file ? file + 1 : created);
 }
 
 taal_task *taal_current_task(void)
@@ -808,7 +849,7 @@ static void list_cut(taal_task *task, taal_coro *c)
                  name,
                  c == NULL ? (size_t)0 : (size_t)((char *)c - (char *)frame_of(task)));
     if (c == NULL)
-        task->coros = &list_end;
+        *coros_of(task) = &list_end;
     else
         c->next = &list_end;
 }
@@ -818,7 +859,7 @@ static void list_cut(taal_task *task, taal_coro *c)
  * `*steps` is what is left of the bound on the walk. */
 static taal_coro *next_on_list(taal_task *task, taal_coro *c, size_t *steps)
 {
-    taal_coro *next = c == NULL ? task->coros : c->next;
+    taal_coro *next = c == NULL ? *coros_of(task) : c->next;
     if (next == &list_end)
         return NULL;
     if (next == NULL || !coro_in_frame(task, next) || *steps == 0) {
@@ -864,8 +905,8 @@ static void check_dropped(taal_task *task, const taal_coro *co)
 void taal__coro_track(taal_coro *co)
 {
     taal_task *task = taal__current_task();
-    if (task == NULL || !coro_in_frame(task, co))
-        return;
+    if (task == NULL || !coro_in_frame(task, co) || co == frame_of(task))
+        return; /* the task's own coroutine: its link is the list's head */
     size_t steps = coros_bound(task);
     for (taal_coro *c = next_on_list(task, NULL, &steps); c != NULL;
          c = next_on_list(task, c, &steps)) {
@@ -875,8 +916,8 @@ void taal__coro_track(taal_coro *co)
             return;
         }
     }
-    co->next = task->coros;
-    task->coros = co;
+    co->next = *coros_of(task);
+    *coros_of(task) = co;
 }
 
 /* The newest coroutine of the current task's list: what an enter, an exit
@@ -884,7 +925,7 @@ void taal__coro_track(taal_coro *co)
 taal_coro *taal__coro_mark(void)
 {
     taal_task *task = taal__current_task();
-    return task == NULL ? NULL : task->coros;
+    return task == NULL ? NULL : *coros_of(task);
 }
 
 /* The enter, exit or __anext__ that took `mark` has ended: the plain
@@ -893,7 +934,7 @@ taal_coro *taal__coro_mark(void)
 void taal__coro_check_since(taal_coro *mark)
 {
     taal_task *task = taal__current_task();
-    if (task == NULL || task->coros == mark)
+    if (task == NULL || *coros_of(task) == mark)
         return; /* nothing initialised since: the usual case, and quick */
     size_t steps = coros_bound(task);
     taal_coro *before = NULL; /* the last header kept on the list */
@@ -903,7 +944,7 @@ void taal__coro_check_since(taal_coro *mark)
         if (c->kind == TAAL_CORO_PLAIN) {
             check_dropped(task, c);
             if (before == NULL)
-                task->coros = c->next;
+                *coros_of(task) = c->next;
             else
                 before->next = c->next;
         } else {
@@ -921,7 +962,7 @@ void taal__coros_check(taal_task *task)
     for (taal_coro *c = next_on_list(task, NULL, &steps); c != NULL;
          c = next_on_list(task, c, &steps))
         check_dropped(task, c);
-    task->coros = &list_end;
+    *coros_of(task) = &list_end;
 }
 
 /* asyncio.sleep(seconds) as a coroutine to initialise and await. */
