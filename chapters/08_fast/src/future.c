@@ -190,7 +190,7 @@ void taal_future_release(taal_future *future)
         return;
     }
     future->released = true;
-    taal__future_unref(future);
+    taal__keeper_unref(future); /* allocated: its own keeper */
 }
 
 /* ---- gather ---------------------------------------------------------------- */
@@ -794,6 +794,13 @@ void taal__future_free(taal_future *future)
     /* The report first: a shield's names its inner future, which letting
      * go of the children may free. */
     taal__future_report_unretrieved(future);
+    if (future->kind == TAAL_FUTURE_TASK) {
+        /* Chapter 08: a task holds no children, and has been reported:
+         * straight back to the free list. */
+        link_remove(&future->u.node);
+        taal__task_free((taal_task *)future);
+        return;
+    }
     if (future->kind == TAAL_FUTURE_GATHER) {
         size_t count;
         gather_slot *slots = gather_slots(future, &count);
