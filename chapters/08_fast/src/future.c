@@ -424,14 +424,17 @@ int taal_gather_ex(taal_loop *loop, size_t count, taal_future *const futures[],
             return rc;
         }
         gather_slot *slot = &g->slots[i];
-        slot->handle = (taal_handle){.fn.done = gather_child_done}; /* idle */
+        slot->handle.fn.done = gather_child_done; /* what marks a slot */
+        slot->handle.future = NULL; /* the rest of the handle is never read */
         slot->gather = g;
         slot->child = child;
         taal__future_retain(child);
-        if (taal__future_is_done(child))
+        if (taal__future_is_done(child)) {
+            slot->handle.link.next = NULL; /* idle */
             finished++;
-        else
+        } else {
             list_push_back(&child->waiters, &slot->handle.link);
+        }
     }
     /* Python 3.12: children already done are collected now, in order, so
      * that a gather of finished futures is itself finished at once. Their

@@ -131,6 +131,19 @@ static bool deliver_cancel(taal_task *task)
     /* LAB(deliver) END: (void)task; return false; */
 }
 
+/* What a task that ends may leave for others to clean: coroutines in its
+ * frame to check, open scopes, locks it holds. Rare, and kept apart
+ * (chapter 08), so that the usual end saves no registers for it. */
+TAAL__COLD static void task_left_something(taal_task *task)
+{
+    if (task->coros != &list_end)
+        taal__coros_check(task);
+    if (task->scopes > 0)
+        taal__scopes_close_of(task);
+    if (!list_empty(&task->future.loop->held_locks))
+        taal__locks_forget_owner(task);
+}
+
 /* The coroutine ended with `rc`: returns the status that task_step()
  * completes the task's future with. A task asked to stop whose coroutine
  * ended well before any await could tell it (it cancelled itself and
@@ -148,12 +161,8 @@ static int task_ended(taal_task *task, int rc)
         rc = TAAL_ESTRAY; /* TAAL_STOP: a future ends with a result or an error */
     task->cancel = TAAL_CANCEL_NONE;
     stop_waiting(task);
-    if (task->coros != &list_end)
-        taal__coros_check(task);
-    if (task->scopes > 0)
-        taal__scopes_close_of(task);
-    if (!list_empty(&loop->held_locks))
-        taal__locks_forget_owner(task);
+    if (task->coros != &list_end || task->scopes > 0 || !list_empty(&loop->held_locks))
+        task_left_something(task);
     return rc;
 }
 
