@@ -48,8 +48,16 @@ bool taal_future_done(const taal_future *future)
  * the FIFO of its priority: one pass, no allocation. (Chapter 02 moved them
  * all in one splice; with priorities, each must go to its own FIFO.) With
  * tracing on, each task among them is recorded as woken first. */
+/* A gather's collection of a child is kept out of taal__future_finish():
+ * inlined there, its registers would cost every completion. */
+#if defined(__GNUC__)
+#define TAAL__NOINLINE __attribute__((noinline))
+#else
+#define TAAL__NOINLINE
+#endif
+
 static bool gather_slot_handle(const taal_handle *handle);
-static void gather_slot_reached(taal_handle *handle);
+TAAL__NOINLINE static void gather_slot_reached(taal_handle *handle);
 
 void taal__future_finish(taal_future *future, int status, void *result)
 {
@@ -358,7 +366,7 @@ static bool gather_slot_handle(const taal_handle *handle)
 }
 
 /* The child of the slot whose handle this is has just finished. */
-static void gather_slot_reached(taal_handle *handle)
+TAAL__NOINLINE static void gather_slot_reached(taal_handle *handle)
 {
     gather_slot *slot = (gather_slot *)(void *)handle; /* its first member */
     gather_collect(slot->gather, slot, false);
