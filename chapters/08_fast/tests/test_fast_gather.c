@@ -30,11 +30,18 @@ static void count_report(void *ctx, const taal_report *report)
     snprintf(last_report, sizeof last_report, "%s", report->message);
 }
 
-static void open_loop(taal_loop *loop)
+/* `trace`: NULL for $TAAL_TRACE, "" for none (the loop's own options). */
+static void open_loop_traced(taal_loop *loop, const char *trace)
 {
     memset(reports, 0, sizeof reports);
-    taal_loop_options options = {.clock = TAAL_CLOCK_VIRTUAL, .report = count_report};
+    taal_loop_options options = {
+        .clock = TAAL_CLOCK_VIRTUAL, .report = count_report, .trace = trace};
     CHECK_EQ(taal_loop_init(loop, &options), TAAL_OK);
+}
+
+static void open_loop(taal_loop *loop)
+{
+    open_loop_traced(loop, NULL);
 }
 
 /* A done-callback that notes the iteration it ran in. */
@@ -584,7 +591,7 @@ TEST(every_allocation_failure_around_a_gather_ends_cleanly)
     for (long n = 1; n < 100; n++) {
         taal_check_alloc_reset(n);
         taal_loop loop;
-        open_loop(&loop);
+        open_loop_traced(&loop, ""); /* a trace's allocations fail differently */
         taal_task *task = NULL;
         int rc = taal_task_create(&loop, sweep_main_body, NULL, sizeof(sweep_main), NULL,
                                   &task);
