@@ -168,6 +168,40 @@ TEST(a_gather_ends_one_iteration_after_the_child_that_decides_it_in_every_order)
     CHECK_EQ(orders, 24);
 }
 
+/* A gather of a gather, with a child given twice; in asyncio (3.12.1):
+**
+**   f = loop.create_future(); inner = asyncio.gather(f)
+**   outer = asyncio.gather(inner, f, f); f.set_result(7)
+**   for i in range(3): print(i, inner.done(), outer.done()); await sleep(0)
+**
+** prints 0 False False, 1 True False, 2 True True, and [[7], 7, 7]: the
+** inner gather ends one iteration after f, the outer one after that. */
+TEST(a_gather_of_a_gather_and_a_child_given_twice)
+{
+    static int seven = 7;
+    taal_loop loop;
+    open_loop(&loop);
+    taal_future f;
+    CHECK_EQ(taal_future_init(&f, &loop), TAAL_OK);
+    taal_future *fs[1] = {&f}, *inner = NULL, *outer = NULL;
+    CHECK_EQ(taal_gather(&loop, 1, fs, &inner), TAAL_OK);
+    taal_future *three[3] = {inner, &f, &f};
+    CHECK_EQ(taal_gather(&loop, 3, three, &outer), TAAL_OK);
+    CHECK_EQ(taal_future_set_result(&f, &seven), TAAL_OK);
+    for (int i = 0; i < 3; i++) {
+        CHECK_EQ(taal_future_done(inner), i >= 1);
+        CHECK_EQ(taal_future_done(outer), i >= 2);
+        CHECK_EQ(run_iteration(&loop), TAAL_OK);
+    }
+    void **r = NULL, **in = NULL;
+    CHECK_EQ(taal_future_result(outer, (void **)&r), TAAL_OK);
+    CHECK_EQ(taal_future_result(inner, (void **)&in), TAAL_OK);
+    CHECK(r[0] == (void *)in && in[0] == &seven && r[1] == &seven && r[2] == &seven);
+    taal_future_release(outer);
+    taal_future_release(inner);
+    CHECK_EQ(taal_loop_close(&loop), TAAL_OK);
+}
+
 /* ---- many children, as tasks -------------------------------------------------- */
 
 enum { MANY = 2000 };
@@ -614,6 +648,7 @@ TEST(every_allocation_failure_around_a_gather_ends_cleanly)
 static const taal_test tests[] = {
     TEST_ENTRY(
         a_gather_ends_one_iteration_after_the_child_that_decides_it_in_every_order),
+    TEST_ENTRY(a_gather_of_a_gather_and_a_child_given_twice),
     TEST_ENTRY(a_gather_of_many_tasks_finishing_in_a_scrambled_order),
     TEST_ENTRY(the_order_is_that_of_a_hand_checked_cpython_trace),
     TEST_ENTRY(a_gather_cancelled_while_its_children_finish_and_its_end_is_scheduled),
