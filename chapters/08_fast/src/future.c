@@ -44,10 +44,6 @@ bool taal_future_done(const taal_future *future)
     return taal__future_valid(future) && taal__future_is_done(future);
 }
 
-/* Every waiter moves to the ready queue, in the order they came, each to
- * the FIFO of its priority: one pass, no allocation. (Chapter 02 moved them
- * all in one splice; with priorities, each must go to its own FIFO.) With
- * tracing on, each task among them is recorded as woken first. */
 /* A gather's collection of a child is kept out of taal__future_finish():
  * inlined there, its registers would cost every completion. */
 #if defined(__GNUC__)
@@ -59,6 +55,12 @@ bool taal_future_done(const taal_future *future)
 static bool gather_slot_handle(const taal_handle *handle);
 TAAL__NOINLINE static void gather_slot_reached(taal_handle *handle);
 
+/* Every waiter moves to the ready queue, in the order they came, each to
+ * the FIFO of its priority: one pass, no allocation. (Chapter 02 moved them
+ * all in one splice; with priorities, each must go to its own FIFO.) With
+ * tracing on, each task among them is recorded as woken first. Chapter 08:
+ * a gather's slot among them is not scheduled but collected in its place
+ * (see "gather" below). */
 void taal__future_finish(taal_future *future, int status, void *result)
 {
     future->status = status;
