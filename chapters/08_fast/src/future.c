@@ -44,10 +44,23 @@ bool taal_future_done(const taal_future *future)
     return taal__future_valid(future) && taal__future_is_done(future);
 }
 
+/* A gather's collection of a child is kept out of taal__future_finish():
+ * inlined there, its registers would cost every completion. */
+#if defined(__GNUC__)
+#define TAAL__NOINLINE __attribute__((noinline))
+#else
+#define TAAL__NOINLINE
+#endif
+
+static bool gather_slot_handle(const taal_handle *handle);
+TAAL__NOINLINE static void gather_slot_reached(taal_handle *handle);
+
 /* Every waiter moves to the ready queue, in the order they came, each to
  * the FIFO of its priority: one pass, no allocation. (Chapter 02 moved them
  * all in one splice; with priorities, each must go to its own FIFO.) With
- * tracing on, each task among them is recorded as woken first. */
+ * tracing on, each task among them is recorded as woken first. Chapter 08:
+ * a gather's slot among them is not scheduled but collected in its place
+ * (see "gather" below). */
 void taal__future_finish(taal_future *future, int status, void *result)
 {
     future->status = status;
@@ -57,7 +70,10 @@ void taal__future_finish(taal_future *future, int status, void *result)
     while (!list_empty(&future->waiters)) {
         taal_handle *handle = TAAL_CONTAINER_OF(future->waiters.next, taal_handle, link);
         link_remove(&handle->link);
-        taal__ready_push(future->loop, handle);
+        if (gather_slot_handle(handle))
+            gather_slot_reached(handle); /* chapter 08: see "gather" below */
+        else
+            taal__ready_push(future->loop, handle);
     }
 }
 
@@ -184,15 +200,36 @@ void taal_future_release(taal_future *future)
         return;
     }
     future->released = true;
-    taal__future_unref(future);
+    taal__keeper_unref(future); /* allocated: its own keeper */
 }
 
 /* ---- gather ---------------------------------------------------------------- */
 
-/* One slot per child: the child, held until the gather is freed, and the
- * done-callback that waits for it while it is pending. */
+/*
+** Chapter 08: a gather without a done-callback per child. Chapter 07 gave
+** each slot a done-callback on its child: when the child finished, the
+** callback went through the ready queue, ran one iteration later, and
+** collected the child; the slot held two references on the child, its
+** own and its handle's. asyncio's gather does the same (its _done_callback
+** is scheduled with call_soon), and a program can see one thing of it:
+** the gather finishes one iteration after the child that finished it, so
+** whatever awaits the gather wakes one iteration after that.
+**
+** Here the slot's handle still waits in the child's waiters, in its place
+** among them, but it is never scheduled: taal__future_finish() meets it
+** there and collects the child at once. Collecting a child that does not
+** finish the gather changes nothing a program can see (the gather is not
+** done either way). The one that does (the last, or the first error)
+** does not finish the gather there: it schedules the gather's own `end`
+** handle in the slot's place, which finishes it in the next iteration,
+** exactly when asyncio's callback would have. So the order is asyncio's,
+** and a child costs no trip through the ready queue, no done-callback to
+** add or to run, and one reference: the slot's, held until the gather is
+** freed.
+*/
 typedef struct gather_slot {
-    taal_handle handle;    /* on the child's waiters until it is done */
+    taal_handle handle;    /* in the child's waiters until it is done; never
+                              scheduled (gather_slot_handle()) */
     taal_future *child;    /* held (a reference) until the gather is freed */
     struct gather *gather; /* the gather the slot belongs to */
 } gather_slot;
@@ -205,6 +242,10 @@ typedef struct gather {
     unsigned flags;        /* TAAL_RETURN_EXCEPTIONS, or 0 */
     bool cancel_requested; /* it was cancelled: end cancelled, whatever the
                               children do (asyncio's _cancel_requested) */
+    int ending;            /* TAAL_SUSPENDED; else `end` is scheduled, to
+                              finish it with this status next iteration */
+    taal_handle end;       /* finishes it, one iteration after the child that
+                              decided it, as asyncio's callback would */
     gather_slot slots[];
 } gather;
 
@@ -241,7 +282,7 @@ static int check_children(const taal_loop *loop, size_t count,
     return rc;
 }
 
-/* A done-callback of a gather or wait lets go: off the child's waiters (or
+/* A done-callback of a wait or shield lets go: off the child's waiters (or
  * the ready queue), and its reference on the child dropped. Harmless on an
  * idle handle. */
 static void drop_handle(taal_handle *handle)
@@ -263,33 +304,74 @@ static void finish_and_let_go(taal_future *future, int status, void *result)
     taal__future_unref(future);
 }
 
+/* The gather finishes: with its first error `status`, or, TAAL_OK, with
+ * every child collected: with the array, or cancelled if it was cancelled
+ * meanwhile. */
+static void gather_finish(gather *g, int status)
+{
+    if (status != TAAL_OK)
+        finish_and_let_go(&g->future, status, NULL);
+    else
+        finish_and_let_go(&g->future, g->cancel_requested ? TAAL_ECANCELLED : TAAL_OK,
+                          g->results);
+}
+
+/* The `end` handle runs: one iteration after the child that decided it. */
+static void gather_ended(void *data)
+{
+    gather *g = data;
+    gather_finish(g, g->ending);
+}
+
 /* A child is done: collect it. The first error (a cancelled child's
- * included) finishes the gather at once, unless errors are returned as
- * results; the last child finishes it with the array, or cancelled if the
- * gather itself was. A child done after the gather finished still has its
- * error marked retrieved, as asyncio's gather does. */
-static void gather_collect(gather *g, gather_slot *slot)
+ * included) decides the gather's end at once, unless errors are returned
+ * as results; the last child decides it with the array, or cancelled if
+ * the gather itself was. `now` finishes it there and then (children done
+ * before the gather was made, as Python 3.12's gather does); else it ends
+ * in the next iteration, through `end`. A child done after that still has
+ * its error marked retrieved, as asyncio's gather does. */
+static void gather_collect(gather *g, gather_slot *slot, bool now)
 {
     /* LAB(gather) BEGIN: collect one child; finish on an error or the last result */
     int status = taal__future_retrieve(slot->child);
     g->remaining--;
-    if (taal__future_is_done(&g->future))
+    if (taal__future_is_done(&g->future) || g->ending != TAAL_SUSPENDED)
         return;
-    if (status != TAAL_OK && !(g->flags & TAAL_RETURN_EXCEPTIONS)) {
-        finish_and_let_go(&g->future, status, NULL);
+    if (status == TAAL_OK || (g->flags & TAAL_RETURN_EXCEPTIONS)) {
+        g->results[slot - g->slots] = status == TAAL_OK ? slot->child->result : NULL;
+        if (g->remaining > 0)
+            return;
+        status = TAAL_OK;
+    }
+    if (now) {
+        gather_finish(g, status);
         return;
     }
-    g->results[slot - g->slots] = status == TAAL_OK ? slot->child->result : NULL;
-    if (g->remaining == 0)
-        finish_and_let_go(&g->future, g->cancel_requested ? TAAL_ECANCELLED : TAAL_OK,
-                          g->results);
-    /* LAB(gather) END: (void)g; (void)slot; */
+    g->ending = status;
+    g->end.fn.call = gather_ended;
+    g->end.data = g;
+    taal__ready_push(g->future.loop, &g->end);
+    /* LAB(gather) END: (void)g; (void)slot; (void)now; */
 }
 
+/* The handle of a gather's slot is known by its function, which is never
+ * called: taal__future_finish() asks this of every handle it wakes. */
 static void gather_child_done(taal_future *child, void *slot)
 {
     (void)child;
-    gather_collect(((gather_slot *)slot)->gather, slot);
+    (void)slot;
+}
+
+static bool gather_slot_handle(const taal_handle *handle)
+{
+    return handle->fn.done == gather_child_done;
+}
+
+/* The child of the slot whose handle this is has just finished. */
+TAAL__NOINLINE static void gather_slot_reached(taal_handle *handle)
+{
+    gather_slot *slot = (gather_slot *)(void *)handle; /* its first member */
+    gather_collect(slot->gather, slot, false);
 }
 
 static gather *gather_alloc(taal_loop *loop, size_t count)
@@ -305,6 +387,7 @@ static gather *gather_alloc(taal_loop *loop, size_t count)
     g->future.refs = 2; /* the creator's, and its own while pending */
     g->count = g->remaining = count;
     g->results = (void **)(void *)(g->slots + count);
+    g->ending = TAAL_SUSPENDED;
     return g;
 }
 
@@ -313,7 +396,7 @@ static gather *gather_alloc(taal_loop *loop, size_t count)
 static void gather_undo(gather *g, size_t filled)
 {
     for (size_t i = 0; i < filled; i++) {
-        drop_handle(&g->slots[i].handle);
+        link_remove(&g->slots[i].handle.link);
         taal__future_unref(g->slots[i].child);
     }
     link_remove(&g->future.u.node);
@@ -339,24 +422,29 @@ int taal_gather_ex(taal_loop *loop, size_t count, taal_future *const futures[],
         return TAAL_ENOMEM;
     g->flags = flags;
     /* Each child is checked as its slot is filled: a million children are
-     * read once, not twice. A bad one undoes the slots filled before it. */
+     * read once, not twice. A bad one undoes the slots filled before it.
+     * A pending child gets the slot's handle at the end of its waiters,
+     * where asyncio's add_done_callback() puts its callback. */
     size_t finished = 0; /* children done already */
     for (size_t i = 0; i < count; i++) {
-        rc = check_child(loop, futures[i]);
+        taal_future *child = futures[i];
+        rc = check_child(loop, child);
         if (rc != TAAL_OK) {
             gather_undo(g, i);
             return rc;
         }
         gather_slot *slot = &g->slots[i];
-        slot->handle = (taal_handle){0}; /* idle */
+        slot->handle.fn.done = gather_child_done; /* what marks a slot */
+        slot->handle.future = NULL; /* the rest of the handle is never read */
         slot->gather = g;
-        slot->child = futures[i];
-        taal__future_retain(futures[i]);
-        if (taal__future_is_done(futures[i]))
+        slot->child = child;
+        taal__future_retain(child);
+        if (taal__future_is_done(child)) {
+            slot->handle.link.next = NULL; /* idle */
             finished++;
-        else
-            taal_future_add_done_callback(futures[i], &slot->handle, gather_child_done,
-                                          slot);
+        } else {
+            list_push_back(&child->waiters, &slot->handle.link);
+        }
     }
     /* Python 3.12: children already done are collected now, in order, so
      * that a gather of finished futures is itself finished at once. Their
@@ -365,7 +453,7 @@ int taal_gather_ex(taal_loop *loop, size_t count, taal_future *const futures[],
     for (size_t i = 0; finished > 0 && i < count && g->remaining > 0; i++) {
         if (!link_linked(&g->slots[i].handle.link)) {
             finished--;
-            gather_collect(g, &g->slots[i]);
+            gather_collect(g, &g->slots[i], true);
         }
     }
     *gathered = &g->future;
@@ -681,6 +769,7 @@ void taal__future_unhook(taal_future *future)
         gather_slot *slots = gather_slots(future, &count);
         for (size_t i = 0; i < count; i++)
             forget_handle(&slots[i].handle);
+        forget_handle(&((gather *)future)->end);
         break;
     }
     case TAAL_FUTURE_WAIT: {
@@ -718,13 +807,21 @@ void taal__future_free(taal_future *future)
     /* The report first: a shield's names its inner future, which letting
      * go of the children may free. */
     taal__future_report_unretrieved(future);
+    if (future->kind == TAAL_FUTURE_TASK) {
+        /* Chapter 08: a task holds no children, and has been reported:
+         * straight back to the free list. */
+        link_remove(&future->u.node);
+        taal__task_free((taal_task *)future);
+        return;
+    }
     if (future->kind == TAAL_FUTURE_GATHER) {
         size_t count;
         gather_slot *slots = gather_slots(future, &count);
         for (size_t i = 0; i < count; i++) {
-            if (link_linked(&slots[i].handle.link))
+            if (link_linked(&slots[i].handle.link)) {
                 slots[i].child->retrieved = true;
-            drop_handle(&slots[i].handle);
+                link_remove(&slots[i].handle.link);
+            }
             taal__future_unref(slots[i].child);
         }
     } else {

@@ -107,7 +107,8 @@ static void schedule_step(taal_task *task)
 static void stop_waiting(taal_task *task)
 {
     taal_handle *step = &task->step.handle;
-    taal__timer_disarm(task->future.loop, &task->step);
+    if (task->step.index != 0) /* chapter 08: no call for the usual case */
+        taal__timer_disarm(task->future.loop, &task->step);
     link_remove(&step->link);
     if (step->future != NULL) {
         taal_future *awaited = step->future;
@@ -155,6 +156,19 @@ static bool deliver_cancel(taal_task *task)
     /* LAB(deliver) END: (void)task; return false; */
 }
 
+/* What a task that ends may leave for others to clean: coroutines in its
+ * frame to check, open scopes, locks it holds. Rare, and kept apart
+ * (chapter 08), so that the usual end saves no registers for it. */
+TAAL__COLD static void task_left_something(taal_task *task)
+{
+    if (*coros_of(task) != &list_end)
+        taal__coros_check(task);
+    if (task->scopes > 0)
+        taal__scopes_close_of(task);
+    if (!list_empty(&task->future.loop->held_locks))
+        taal__locks_forget_owner(task);
+}
+
 /* The coroutine ended with `rc`: returns the status that task_step()
  * completes the task's future with. A task asked to stop whose coroutine
  * ended well before any await could tell it (it cancelled itself and
@@ -172,12 +186,9 @@ static int task_ended(taal_task *task, int rc)
         rc = TAAL_ESTRAY; /* TAAL_STOP: a future ends with a result or an error */
     task->cancel = TAAL_CANCEL_NONE;
     stop_waiting(task);
-    if (*coros_of(task) != &list_end)
-        taal__coros_check(task);
-    if (task->scopes > 0)
-        taal__scopes_close_of(task);
-    if (!list_empty(&loop->held_locks))
-        taal__locks_forget_owner(task);
+    if (*coros_of(task) != &list_end || task->scopes > 0 ||
+        !list_empty(&loop->held_locks))
+        task_left_something(task);
     return rc;
 }
 
