@@ -1062,9 +1062,9 @@ static bool write_markdown(const options *o, const context *cx, const results *a
             "would take it minutes (bench/runner.c); every figure is per task, "
             "switch, timer, round or second. CPU/wall is the median over %s's runs "
             "of the CPU time each used over its wall time, measured from outside: "
-            "below 1 where it waited for a core that other work held (or, by design, "
-            "for its timers: the timers scenario sleeps up to 0.5 s; echo's counts "
-            "its server process as well).\n",
+            "below 1 where it waited for a core that other work (or the virtual "
+            "machine's host) held, or, by design, for its timers: the timers scenario "
+            "sleeps up to 0.5 s; echo's counts its server process as well.\n",
             target_label);
     bool ok = !ferror(f);
     ok &= fclose(f) == 0;
