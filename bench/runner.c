@@ -22,10 +22,24 @@
 ** the machine's limit for one connection), and echo.py on uvloop where the
 ** Python side can import it (skipped with a message otherwise).
 **
+** Issue 24's targets: when a runtime is labelled ch08, the runner ends with
+** a second table, one row per target the issue sets chapter 08 (warm spawn
+** at 10,000 and 1,000,000 tasks, bytes per pending task, sleep(0),
+** ping-pong, a timer at 10^6, a semaphore round, echo, HTTP): ch07's and
+** ch08's medians with their ranges, their ratio, CPython's, the target and
+** whether ch08 meets it, and the load average while the scenario ran. The
+** targets relative to chapter 07 need a runtime labelled ch07 in the same
+** run (the bench preset measures both). --markdown writes that table, with
+** the date, the machine, the compiler and the load, to a file; bench/
+** table.cmake puts it into docs/benchmarks.md.
+**
 ** Options (--help lists them too):
 **   --reps N          runs of each side per scenario (default 5)
 **   --quick           tiny sizes: proves the machinery, measures nothing
 **   --only NAME       one scenario
+**   --targets         only the scenarios issue 24 sets targets for
+**   --markdown FILE   write the targets' table to FILE (see above)
+**   --note TEXT       a note for FILE's first line (table.cmake: the commit)
 **   --c-only          skip the Python twins (and uvloop)
 **   --python PATH     the interpreter (default: python3 on the PATH)
 **   --uvloop-python PATH  the interpreter for the uvloop side (default: --python's)
@@ -47,6 +61,7 @@
 #include <sys/resource.h>
 #include <sys/time.h>
 #include <sys/types.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -69,6 +84,9 @@ typedef struct scenario {
 
 static const scenario scenarios[] = {
     {"spawn", "bench_spawn", "spawn.py", "1000000 5", "200000 2", "1000 3", NULL, false},
+    /* the same program, a batch that fits in the caches (issue 24's 10k row) */
+    {"spawn_10k", "bench_spawn", "spawn.py", "10000 41", "10000 5", "1000 3", NULL,
+     false},
     {"switch", "bench_switch", "switch.py", "50000000 50000000", "300000 300000",
      "1000 1000", NULL, false},
     {"timers", "bench_timers", "timers.py", "1000000 0.5", "100000 0.5", "200 0.02", NULL,
@@ -96,6 +114,47 @@ static const scenario scenarios[] = {
 };
 enum { SCENARIOS = sizeof scenarios / sizeof scenarios[0] };
 
+/* Issue 24's targets for chapter 08, each judged on the runtime labelled
+ * "ch08" in this run, and printed beside chapter 07's figure ("ch07") when
+ * it ran too: TAAL_BENCH_CHAPTERS="07 08", which the bench preset sets. */
+typedef enum target_kind {
+    AT_MOST,     /* a cost: ch08's median at most `value` */
+    OF_BLOCKING, /* a rate: ch08's at least `value` times the blocking pair's */
+    OF_BASE      /* a rate: ch08's at least `value` times ch07's */
+} target_kind;
+
+typedef struct target {
+    const char *scenario;
+    const char *metric;
+    const char *what; /* the issue's row */
+    target_kind kind;
+    double value;
+} target;
+
+static const char target_label[] = "ch08", base_label[] = "ch07";
+
+static const target targets[] = {
+    {"spawn_10k", "warm_ns_per_task", "warm spawn + gather, 10k tasks (ns a task)",
+     AT_MOST, 40},
+    {"spawn", "warm_ns_per_task", "warm spawn + gather, 1M tasks (ns a task)", AT_MOST,
+     80},
+    /* judged as if the frame were 32 bytes: see frame_adjusted() */
+    {"memory", "bytes_per_pending_task", "bytes per pending task, 32-byte frame", AT_MOST,
+     128},
+    {"switch", "yield_ns", "`sleep(0)` switch (ns)", AT_MOST, 12},
+    {"switch", "pingpong_ns", "ping-pong through futures (ns)", AT_MOST, 20},
+    {"timers", "overhead_ns_per_timer", "timer overhead at 10^6 timers (ns a timer)",
+     AT_MOST, 500},
+    {"semaphore", "round_ns", "semaphore acquire+release round (ns)", AT_MOST, 30},
+    {"echo", "round_trips_1_conn", "echo, 1 connection (round trips/s)", OF_BLOCKING,
+     0.9},
+    {"echo", "round_trips_100_conns", "echo, 100 connections (round trips/s)", OF_BASE,
+     1.3},
+    {"http", "requests_16_at_once", "HTTP keep-alive, 16 in flight (requests/s)", OF_BASE,
+     1.3},
+};
+enum { TARGETS = sizeof targets / sizeof targets[0] };
+
 /* The sides of a run: one per runtime measured (a label of --program), then
  * CPython, then the two references of the echo scenario. */
 enum { MAX_RUNTIMES = 6 };
@@ -118,6 +177,9 @@ typedef struct results {
     double maxrss[SIDES]; /* the largest peak RSS of any run, bytes */
     int runs[SIDES];      /* successful runs */
     bool failed;
+    double load_min, load_max;     /* the 1-minute load average before its runs */
+    int loads;                     /* how many of those were read */
+    double share[SIDES][MAX_REPS]; /* each run's CPU time over its wall time */
 } results;
 
 /* ---- options ------------------------------------------------------------- */
@@ -138,9 +200,12 @@ typedef struct options {
     const char *only;
     const char *build_type;
     const char *compiler;
+    const char *markdown; /* --markdown: where the targets' table goes, or NULL */
+    const char *note;     /* --note: printed with it (the commit) */
     int reps;
     bool quick;
     bool c_only;
+    bool targets; /* --targets: only the scenarios issue 24 sets a target for */
 } options;
 
 static const char help[] =
@@ -154,9 +219,15 @@ static const char help[] =
     "  --scripts DIR        the folder of the Python twins (spawn.py, ...)\n"
     "  --reps N             runs of each side per scenario (default 5)\n"
     "  --quick              tiny sizes: proves the machinery, measures nothing\n"
-    "  --only NAME          one scenario: spawn, switch, timers, memory, idle,\n"
-    "                       semaphore, queue, priority, timer_cancel, cancel,\n"
+    "  --only NAME          one scenario: spawn, spawn_10k, switch, timers, memory,\n"
+    "                       idle, semaphore, queue, priority, timer_cancel, cancel,\n"
     "                       timeout, agen, actx, echo or http\n"
+    "  --targets            only the scenarios issue 24 sets chapter 08 a target\n"
+    "                       for (spawn, spawn_10k, switch, timers, memory,\n"
+    "                       semaphore, echo, http)\n"
+    "  --markdown FILE      also write the targets' table (ch07 against ch08, with\n"
+    "                       the machine, the load and the date) to FILE\n"
+    "  --note TEXT          a note for that file's first line (e.g. the commit)\n"
     "  --c-only             skip the Python twins (and uvloop)\n"
     "  --python PATH        the interpreter (default: python3 on the PATH)\n"
     "  --uvloop-python PATH the interpreter for echo on uvloop (default: --python's)\n"
@@ -167,8 +238,9 @@ static void usage(void)
 {
     fprintf(stderr,
             "usage: runner --program [LABEL:]NAME=PATH... --scripts DIR [--reps N] "
-            "[--quick] [--only NAME] [--c-only] [--python PATH] "
-            "[--uvloop-python PATH] [--build-type T] [--compiler TEXT]\n");
+            "[--quick] [--only NAME] [--targets] [--markdown FILE] [--note TEXT] "
+            "[--c-only] [--python PATH] [--uvloop-python PATH] [--build-type T] "
+            "[--compiler TEXT]\n");
     exit(2);
 }
 
@@ -199,13 +271,12 @@ static void add_program(options *o, const char *value)
             return;
         }
     }
-    int s;
-    for (s = 0; s < SCENARIOS; s++) {
+    bool known = false; /* one program can serve several scenarios (spawn) */
+    for (int s = 0; s < SCENARIOS; s++) {
         size_t len = strlen(scenarios[s].program);
-        if (name_len == len && strncmp(name, scenarios[s].program, len) == 0)
-            break;
+        known |= name_len == len && strncmp(name, scenarios[s].program, len) == 0;
     }
-    if (s == SCENARIOS) {
+    if (!known) {
         fprintf(stderr, "runner: unknown program '%s'\n", value);
         usage();
     }
@@ -224,7 +295,11 @@ static void add_program(options *o, const char *value)
         o->runtimes[r].label[label_len] = '\0';
         o->runtime_count++;
     }
-    o->runtimes[r].programs[s] = eq + 1;
+    for (int s = 0; s < SCENARIOS; s++) {
+        size_t len = strlen(scenarios[s].program);
+        if (name_len == len && strncmp(name, scenarios[s].program, len) == 0)
+            o->runtimes[r].programs[s] = eq + 1;
+    }
 }
 
 static void parse_options(int argc, char **argv, options *o)
@@ -241,6 +316,8 @@ static void parse_options(int argc, char **argv, options *o)
             o->quick = true;
         } else if (strcmp(arg, "--c-only") == 0) {
             o->c_only = true;
+        } else if (strcmp(arg, "--targets") == 0) {
+            o->targets = true;
         } else if (value == NULL) {
             usage();
         } else if (strcmp(arg, "--program") == 0) {
@@ -263,6 +340,12 @@ static void parse_options(int argc, char **argv, options *o)
             i++;
         } else if (strcmp(arg, "--compiler") == 0) {
             o->compiler = value;
+            i++;
+        } else if (strcmp(arg, "--markdown") == 0) {
+            o->markdown = value;
+            i++;
+        } else if (strcmp(arg, "--note") == 0) {
+            o->note = value;
             i++;
         } else if (strcmp(arg, "--reps") == 0) {
             char *end;
@@ -550,6 +633,19 @@ static bool probe_python(const char *python, char *exe, size_t exe_size, char *v
     return ok;
 }
 
+/* The 1-minute load average, or -1 if it cannot be read. */
+static double load_average(void)
+{
+    double load = -1;
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (f == NULL)
+        return -1;
+    if (fscanf(f, "%lf", &load) != 1)
+        load = -1;
+    fclose(f);
+    return load;
+}
+
 /* ---- main ------------------------------------------------------------------------ */
 
 /* The interpreters and what each side is called. */
@@ -584,6 +680,14 @@ static bool run_side(const options *o, const context *cx, int s, int side, resul
     }
     split_args(args, argv, argc);
 
+    double load = load_average();
+    if (load >= 0) {
+        if (res->loads == 0 || load < res->load_min)
+            res->load_min = load;
+        if (res->loads == 0 || load > res->load_max)
+            res->load_max = load;
+        res->loads++;
+    }
     printf("%-12s %-10s %d/%d:", sc->name, cx->labels[side], rep + 1, o->reps);
     run r;
     if (!run_program(argv, &r)) {
@@ -596,6 +700,8 @@ static bool run_side(const options *o, const context *cx, int s, int side, resul
            r.maxrss / 1048576.0, ok ? "" : "  FAILED");
     if (r.status != 0)
         fprintf(stderr, "runner: %s exited with status %d\n", argv[0], r.status);
+    if (ok && res->runs[side] < MAX_REPS && r.wall_s > 0)
+        res->share[side][res->runs[side]] = r.cpu_s / r.wall_s;
     if (ok) {
         res->runs[side]++;
         if (r.maxrss > res->maxrss[side])
@@ -604,9 +710,18 @@ static bool run_side(const options *o, const context *cx, int s, int side, resul
     return ok;
 }
 
+static bool has_target(int s)
+{
+    for (int t = 0; t < TARGETS; t++)
+        if (strcmp(targets[t].scenario, scenarios[s].name) == 0)
+            return true;
+    return false;
+}
+
 static bool selected(const options *o, int s)
 {
-    return o->only == NULL || strcmp(o->only, scenarios[s].name) == 0;
+    return (o->only == NULL || strcmp(o->only, scenarios[s].name) == 0) &&
+           (!o->targets || has_target(s));
 }
 
 /* How many times better `side` does than `base` on metric m: for a cost
@@ -672,11 +787,11 @@ static void print_table(const options *o, const context *cx, const results *all)
             printf(" %s/%s |", cx->labels[ref], cx->labels[r]);
     for (int r = 0; r < n; r++)
         printf(" %s peak RSS |", cx->labels[r]);
-    printf(" Python peak RSS |\n|---|---|---|");
+    printf(" Python peak RSS | load |\n|---|---|---|");
     int columns = 0;
     for (int side = 0; side < SIDES; side++)
         columns += active[side];
-    columns += (n - 1) + n + n * (active[SIDE_BLOCKING] + active[SIDE_UVLOOP]) + n + 1;
+    columns += (n - 1) + n + n * (active[SIDE_BLOCKING] + active[SIDE_UVLOOP]) + n + 2;
     for (int i = 0; i < columns; i++)
         printf("---:|");
     printf("\n");
@@ -708,17 +823,254 @@ static void print_table(const options *o, const context *cx, const results *all)
                                                 res->maxrss[side] / 1048576.0),
                                        a)
                                     : "-");
-            printf(" %s |\n", i == 0 && res->runs[SIDE_PY] > 0
-                                  ? (snprintf(a, sizeof a, "%.1f MiB",
-                                              res->maxrss[SIDE_PY] / 1048576.0),
+            printf(" %s |", i == 0 && res->runs[SIDE_PY] > 0
+                                ? (snprintf(a, sizeof a, "%.1f MiB",
+                                            res->maxrss[SIDE_PY] / 1048576.0),
+                                   a)
+                                : "-");
+            printf(" %s |\n", i == 0 && res->loads > 0
+                                  ? (snprintf(a, sizeof a, "%.1f-%.1f", res->load_min,
+                                              res->load_max),
                                      a)
-                                  : "-");
+                                  : "");
         }
     }
     if (n > 1 || active[SIDE_BLOCKING] || active[SIDE_UVLOOP])
         printf("\nA ratio A/B is how many times better B does than A: for a cost "
                "(ns, B, s) A's\nmedian over B's, for a rate (per_s) B's over A's. "
                "Above 1, B is faster.\n");
+    printf("load: the 1-minute load average read before each run of the scenario, "
+           "lowest-highest.\n");
+}
+
+/* ---- the targets ------------------------------------------------------------ */
+
+static int label_index(const options *o, const char *label)
+{
+    for (int r = 0; r < o->runtime_count; r++)
+        if (strcmp(o->runtimes[r].label, label) == 0)
+            return r;
+    return -1;
+}
+
+static const metric *get_metric(const results *res, const char *name)
+{
+    for (int i = 0; i < res->metric_count; i++)
+        if (strcmp(res->metrics[i].name, name) == 0)
+            return &res->metrics[i];
+    return NULL;
+}
+
+/* "median [min-max]" of one side's runs, or "-" without any. */
+static const char *cell(char *buf, size_t size, const metric *m, int side)
+{
+    if (m == NULL || m->count[side] == 0)
+        return snprintf(buf, size, "-"), buf;
+    double lo = m->values[side][0], hi = lo;
+    for (int i = 1; i < m->count[side]; i++) {
+        lo = m->values[side][i] < lo ? m->values[side][i] : lo;
+        hi = m->values[side][i] > hi ? m->values[side][i] : hi;
+    }
+    char a[32], b[32], c[32];
+    snprintf(buf, size, "%s [%s-%s]",
+             format(a, sizeof a, median(m->values[side], m->count[side])),
+             format(b, sizeof b, lo), format(c, sizeof c, hi));
+    return buf;
+}
+
+static const char *ratio_cell(char *buf, size_t size, double r)
+{
+    if (r <= 0)
+        snprintf(buf, size, "-");
+    else
+        snprintf(buf, size, r >= 10 ? "%.0fx" : "%.2fx", r);
+    return buf;
+}
+
+/* The memory target is for a 32-byte frame; bench_memory's frame is the
+ * coroutine header (56 bytes since chapter 06). What a task costs beyond
+ * its frame is the same whatever the frame, so the figure judged is the
+ * measured one less the frame's excess over 32 bytes (one block holds
+ * both; rounding may add or save a few bytes). */
+static double frame_adjusted(const results *res, int side, double bytes)
+{
+    const metric *frame = get_metric(res, "frame_bytes");
+    if (frame == NULL || frame->count[side] == 0)
+        return bytes;
+    return bytes - (median(frame->values[side], frame->count[side]) - 32);
+}
+
+/* The table of issue 24's targets for the runtime labelled ch08 (nothing
+ * if there is none): ch07's and ch08's medians with their ranges, their
+ * ratio, CPython's, the target and whether ch08 meets it, and the load
+ * average while the scenario ran. Markdown, to `out`. */
+static void print_targets(FILE *out, const options *o, const context *cx,
+                          const results *all)
+{
+    int t8 = label_index(o, target_label), t7 = label_index(o, base_label);
+    if (t8 < 0)
+        return;
+    fprintf(out,
+            "| target (issue 24) | %s | %s | %s/%s | %s | %s/%s | target | %s: met? | "
+            "%s CPU/wall | load |\n"
+            "|---|---:|---:|---:|---:|---:|---|---|---:|---|\n",
+            base_label, target_label, base_label, target_label, cx->labels[SIDE_PY],
+            cx->labels[SIDE_PY], target_label, target_label, target_label);
+    char c7[96], c8[96], r7[32], py[96], rpy[32], goal[96], verdict[160], load[48];
+    char a[32];
+    for (int t = 0; t < TARGETS; t++) {
+        const target *tg = &targets[t];
+        int s;
+        for (s = 0; s < SCENARIOS && strcmp(scenarios[s].name, tg->scenario) != 0; s++)
+            ;
+        if (s == SCENARIOS || !selected(o, s))
+            continue;
+        const results *res = &all[s];
+        const metric *m = get_metric(res, tg->metric);
+        bool have8 = m != NULL && m->count[t8] > 0;
+        bool have7 = t7 >= 0 && m != NULL && m->count[t7] > 0;
+        cell(c7, sizeof c7, have7 ? m : NULL, t7 >= 0 ? t7 : 0);
+        cell(c8, sizeof c8, m, t8);
+        ratio_cell(r7, sizeof r7, have7 && have8 ? better(m, t8, t7) : 0);
+        cell(py, sizeof py, m, SIDE_PY);
+        ratio_cell(rpy, sizeof rpy, have8 ? better(m, t8, SIDE_PY) : 0);
+        double v8 = have8 ? median(m->values[t8], m->count[t8]) : 0;
+        switch (tg->kind) {
+        case AT_MOST:
+            snprintf(goal, sizeof goal, "<= %s %s", format(a, sizeof a, tg->value),
+                     m != NULL ? m->unit : "");
+            if (strcmp(tg->metric, "bytes_per_pending_task") == 0 && have8) {
+                double adj = frame_adjusted(res, t8, v8);
+                snprintf(verdict, sizeof verdict,
+                         "%s: %s B with a 32-byte frame (%.2fx the target)",
+                         adj <= tg->value ? "**met**" : "missed",
+                         format(a, sizeof a, adj), adj / tg->value);
+            } else if (have8) {
+                if (v8 <= tg->value)
+                    snprintf(verdict, sizeof verdict, "**met** (%.2fx the target)",
+                             v8 / tg->value);
+                else
+                    snprintf(
+                        verdict, sizeof verdict, "missed by %s %s (%.2fx the target)",
+                        format(a, sizeof a, v8 - tg->value), m->unit, v8 / tg->value);
+            } else {
+                snprintf(verdict, sizeof verdict, "not measured");
+            }
+            break;
+        case OF_BLOCKING: {
+            bool haveb = m != NULL && m->count[SIDE_BLOCKING] > 0;
+            snprintf(
+                goal, sizeof goal, ">= %.1fx the blocking C pair (%s here)", tg->value,
+                haveb ? format(a, sizeof a,
+                               median(m->values[SIDE_BLOCKING], m->count[SIDE_BLOCKING]))
+                      : "not run");
+            if (!have8 || !haveb) {
+                snprintf(verdict, sizeof verdict, "not measured");
+            } else {
+                double r = better(m, t8, SIDE_BLOCKING);
+                snprintf(verdict, sizeof verdict, "%s: %.2fx",
+                         r >= tg->value ? "**met**" : "missed", r);
+            }
+            break;
+        }
+        case OF_BASE:
+            snprintf(goal, sizeof goal, ">= %.1fx %s in the same run", tg->value,
+                     base_label);
+            if (!have8)
+                snprintf(verdict, sizeof verdict, "not measured");
+            else if (!have7)
+                snprintf(verdict, sizeof verdict,
+                         "needs %s in the same run (TAAL_BENCH_CHAPTERS=\"07 08\")",
+                         base_label);
+            else
+                snprintf(verdict, sizeof verdict, "%s: %.2fx",
+                         better(m, t8, t7) >= tg->value ? "**met**" : "missed",
+                         better(m, t8, t7));
+            break;
+        }
+        if (res->loads > 0)
+            snprintf(load, sizeof load, "%.1f-%.1f", res->load_min, res->load_max);
+        else
+            snprintf(load, sizeof load, "-");
+        char share[16] = "-";
+        if (res->runs[t8] > 0)
+            snprintf(share, sizeof share, "%.2f",
+                     median(res->share[t8],
+                            res->runs[t8] < MAX_REPS ? res->runs[t8] : MAX_REPS));
+        fprintf(out, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", tg->what,
+                c7, c8, r7, py, rpy, goal, verdict, share, load);
+    }
+}
+
+/* What a run was: written above the targets' table in --markdown's file. */
+typedef struct run_info {
+    char machine[512]; /* CPUs, model, kernel */
+    char python[160];  /* CPython's version, or why there is none */
+    time_t started;    /* when the runner started */
+    double seconds;    /* how long it ran */
+    int nice;          /* its nice value */
+} run_info;
+
+/* Writes --markdown's file: one paragraph saying when, where and how the
+ * run was made, and the targets' table. Returns false if it cannot. */
+static bool write_markdown(const options *o, const context *cx, const results *all,
+                           const run_info *info)
+{
+    if (label_index(o, target_label) < 0) {
+        fprintf(stderr, "runner: --markdown: no runtime labelled %s, no table to write\n",
+                target_label);
+        return false;
+    }
+    FILE *f = fopen(o->markdown, "w");
+    if (f == NULL) {
+        fprintf(stderr, "runner: cannot write %s: %s\n", o->markdown, strerror(errno));
+        return false;
+    }
+    struct tm tm;
+    char date[64], sides[128] = "";
+    gmtime_r(&info->started, &tm);
+    strftime(date, sizeof date, "%Y-%m-%d, starting at %H:%M UTC", &tm);
+    double lo = -1, hi = -1;
+    for (int s = 0; s < SCENARIOS; s++) {
+        if (!selected(o, s) || all[s].loads == 0)
+            continue;
+        lo = lo < 0 || all[s].load_min < lo ? all[s].load_min : lo;
+        hi = all[s].load_max > hi ? all[s].load_max : hi;
+    }
+    for (int r = 0; r < o->runtime_count; r++)
+        snprintf(sides + strlen(sides), sizeof sides - strlen(sides), "%s, ",
+                 cx->labels[r]);
+    snprintf(sides + strlen(sides), sizeof sides - strlen(sides), "%s",
+             cx->python != NULL ? "CPython, then the blocking C pair for echo"
+                                : "no Python");
+    fprintf(f,
+            "%sMeasured on %s%s%s, on %s; %s, build type %s; %s. %d run%s of each "
+            "side per scenario, alternating (%s), medians and [lowest-highest]; the "
+            "runner at nice %d, the 1-minute load average between %.1f and %.1f "
+            "(each row's own in its last column); the run took %d min %02d s.\n\n",
+            o->quick ? "(--quick: tiny sizes, the figures mean nothing.) " : "", date,
+            o->note != NULL ? ", " : "", o->note != NULL ? o->note : "", info->machine,
+            o->compiler != NULL ? o->compiler : "compiler unknown",
+            o->build_type != NULL && o->build_type[0] ? o->build_type : "(none)",
+            info->python, o->reps, o->reps == 1 ? "" : "s", sides, info->nice, lo, hi,
+            (int)(info->seconds / 60), (int)info->seconds % 60);
+    print_targets(f, o, cx, all);
+    fprintf(f,
+            "\nA ratio X/Y is how many times better Y does than X: for a cost "
+            "(ns, B) X's median over Y's, for a rate (per second) Y's over X's; above "
+            "1, Y is better. The Python side runs smaller sizes where the C side's "
+            "would take it minutes (bench/runner.c); every figure is per task, "
+            "switch, timer, round or second. CPU/wall is the median over %s's runs "
+            "of the CPU time each used over its wall time, measured from outside: "
+            "below 1 where it waited for a core that other work (or the virtual "
+            "machine's host) held, or, by design, for its timers: the timers scenario "
+            "sleeps up to 0.5 s; echo's counts its server process as well.\n",
+            target_label);
+    bool ok = !ferror(f);
+    ok &= fclose(f) == 0;
+    if (!ok)
+        fprintf(stderr, "runner: cannot write %s\n", o->markdown);
+    return ok;
 }
 
 /* Whether `python` can import uvloop; its version into buf. */
@@ -759,12 +1111,25 @@ int main(int argc, char **argv)
     snprintf(cx.labels[SIDE_BLOCKING], sizeof cx.labels[SIDE_BLOCKING], "blocking C");
     snprintf(cx.labels[SIDE_UVLOOP], sizeof cx.labels[SIDE_UVLOOP], "uvloop");
 
+    run_info info;
+    memset(&info, 0, sizeof info);
+    info.started = time(NULL);
+    double started = now_s();
+    info.nice = getpriority(PRIO_PROCESS, 0); /* -1 is a nice value too: no check */
     char model[256];
     cpu_model(model, sizeof model);
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    struct utsname un;
+    if (uname(&un) != 0)
+        memset(&un, 0, sizeof un);
+    snprintf(info.machine, sizeof info.machine, "%ld CPUs, %s, %s %s", cpus, model,
+             un.sysname, un.release);
+    snprintf(info.python, sizeof info.python, "no Python");
     printf("taal benchmarks%s\n",
            o.quick ? " (--quick: tiny sizes, figures mean nothing)" : "");
-    printf("  machine:  %ld CPUs, %s\n", cpus, model);
+    printf("  machine:  %s\n", info.machine);
+    printf("  load:     %.2f (1-minute average; each run's is read before it), nice %d\n",
+           load_average(), info.nice);
     printf("  compiler: %s, build type %s\n", o.compiler ? o.compiler : "unknown",
            o.build_type && o.build_type[0] ? o.build_type : "(none)");
     if (o.build_type == NULL || strcmp(o.build_type, "Release") != 0)
@@ -796,6 +1161,7 @@ int main(int argc, char **argv)
             cx.python = NULL;
         } else {
             printf("  python:   %s (%s), plain asyncio\n", version, cx.python);
+            snprintf(info.python, sizeof info.python, "%s, plain asyncio", version);
         }
         /* uvloop: on --uvloop-python, or on the Python side's interpreter */
         const char *uvpy = o.uvloop_python != NULL ? o.uvloop_python : cx.python;
@@ -870,6 +1236,17 @@ int main(int argc, char **argv)
     print_table(&o, &cx, all);
     if (cx.python == NULL)
         printf("\n(C side only: no Python figures)\n");
+    if (label_index(&o, target_label) >= 0) {
+        printf("\nIssue 24's targets for %s: from this run\n\n", target_label);
+        print_targets(stdout, &o, &cx, all);
+    }
+    info.seconds = now_s() - started;
+    printf("\nThe run took %d min %02d s.\n", (int)(info.seconds / 60),
+           (int)info.seconds % 60);
+    if (o.markdown != NULL && !write_markdown(&o, &cx, all, &info))
+        ok = false;
+    else if (o.markdown != NULL)
+        printf("The targets' table is in %s.\n", o.markdown);
     free(all);
     if (!ok)
         fprintf(stderr, "runner: some runs failed (see above)\n");
