@@ -953,11 +953,14 @@ static void destroy_objects(void)
 static void shut_down(void)
 {
     taal_future *left[MAX_OBJECTS];
+    object *whose[MAX_OBJECTS];
     size_t count = 0;
     for (int i = 0; i < spawned; i++) {
         object *o = &prog.objects[spawn_order[i]];
-        if (!o->gone && !taal_future_done(taal_task_future(o->task)))
+        if (!o->gone && !taal_future_done(taal_task_future(o->task))) {
+            whose[count] = o;
             left[count++] = taal_task_future(o->task);
+        }
     }
     if (count == 0)
         return;
@@ -972,10 +975,11 @@ static void shut_down(void)
     } else {
         /* No memory for the gather: still run each to its end, one after
          * the other, which allocates nothing, as asyncio.run() would have
-         * them end. */
+         * them end. Nothing holds them here: a group that ends while an
+         * earlier one runs frees its children, so ask `gone` first. */
         fprintf(out, "shutdown: %s\n", describe(st, buf, sizeof buf));
         for (size_t i = 0; i < count && st != TAAL_EDEADLOCK; i++)
-            if (!taal_future_done(left[i]))
+            if (!whose[i]->gone && !taal_future_done(left[i]))
                 st = taal_run_until_complete(&loop, left[i]);
     }
     if (st == TAAL_EDEADLOCK)
