@@ -2881,6 +2881,10 @@ typedef struct taal_server {
     taal_timer retry;     /**< after EMFILE: when to try accepting again */
     taal_future closed;   /**< completed when closed and every handler is done */
     taal_handle reap;     /**< frees it in a later iteration (see stream.c) */
+    void (*abandon)(void *frame); /**< internal (the HTTP server's): frees what
+                                       a handler's frame holds, for a loop closed
+                                       with that handler still running; NULL:
+                                       nothing to free */
 } taal_server;
 
 /** asyncio.start_server(client_connected_cb, host, port): listens on the

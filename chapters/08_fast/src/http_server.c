@@ -904,6 +904,24 @@ close:
     TAAL_END();
 }
 
+/* A loop closed with this connection's task still running (no taal_run()
+ * to cancel it) frees the task's frame without running the cleanup at
+ * conn_body's `close:`; this is that cleanup, for what the frame points
+ * at: the request's copies, the response, the handler's frame, and the
+ * site's list of idle connections and its count, which outlive the loop. */
+static void conn_abandon(void *frame)
+{
+    conn_frame *f = frame;
+    taal__free(f->handler);
+    f->handler = NULL;
+    request_free(&f->request);
+    response_free(&f->response);
+    idle_remove(f);
+    if (f->task != NULL) /* it counted itself active */
+        f->site->active--;
+    f->task = NULL;
+}
+
 /* A route the server can send: a path, a body or a handler, a final
  * three-digit status, a content type short enough for the head's line and
  * free of control bytes (a CR or LF in it would end the header early:
@@ -943,6 +961,9 @@ int taal_http_serve(taal_loop *loop, const char *host, int port, taal_http_site 
     conn_frame frame = {.site = site,
                         .cap = site->max_connections ? site->max_connections
                                                      : default_cap()};
-    return taal_start_server(loop, host, port, conn_body, &frame, sizeof frame,
-                             offsetof(conn_frame, stream), server);
+    int rc = taal_start_server(loop, host, port, conn_body, &frame, sizeof frame,
+                               offsetof(conn_frame, stream), server);
+    if (rc == TAAL_OK)
+        (*server)->abandon = conn_abandon;
+    return rc;
 }

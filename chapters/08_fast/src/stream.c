@@ -1017,6 +1017,20 @@ void taal__server_wait_end(taal_server *srv)
  * are gone already (taal_loop_close() unhooked them first). */
 void taal__sockets_close(taal_loop *loop)
 {
+    /* A handler still running never reaches its own cleanup: a server
+     * that knows what its handlers hold frees it now, while their frames
+     * are still there (the close frees tasks after the sockets). */
+    for (taal_link *l = loop->sockets.next; l != &loop->sockets; l = l->next) {
+        uint8_t kind = *((uint8_t *)l + offsetof(taal_stream, kind));
+        taal_server *srv = TAAL_CONTAINER_OF(l, taal_server, link);
+        if (kind != TAAL_SOCKET_SERVER || srv->abandon == NULL)
+            continue;
+        for (taal_link *c = srv->conns.next; c != &srv->conns; c = c->next) {
+            taal_stream *s = TAAL_CONTAINER_OF(c, taal_stream, conn);
+            if (s->handler != NULL && !taal_future_done(&s->handler->future))
+                srv->abandon(taal_task_frame(s->handler));
+        }
+    }
     while (!list_empty(&loop->sockets)) {
         taal_link *l = loop->sockets.next;
         uint8_t kind = *((uint8_t *)l + offsetof(taal_stream, kind));
