@@ -2659,6 +2659,9 @@ typedef struct taal_stream {
                             (see stream.c) in a later iteration */
     uint64_t sends;    /**< chapter 08: send() calls made (the tests count them) */
     uint8_t flush_waits; /**< chapter 08: iterations `flush` waited for other work */
+    uint64_t burst;      /**< chapter 08: the loop's io_polls + 1 at its last
+                              immediate send: a write before the next poll is
+                              part of a burst, and held back; 0: none yet */
 
     /* Closing. */
     bool user_closed;   /**< the program closed it: no more reads or writes */

@@ -44,6 +44,7 @@ _Static_assert(offsetof(taal_stream, kind) == offsetof(taal_server, kind),
 static void stream_readable(void *data);
 static void stream_writable(void *data);
 static void flush_held(taal_stream *s);
+static void flush_soon(void *data);
 
 /* ---- life and death ------------------------------------------------------ */
 
@@ -72,6 +73,8 @@ static taal_stream *stream_new(taal_loop *loop, taal_socket fd)
     s->low = TAAL_STREAM_LOW_WATER;
     s->max_write = TAAL_STREAM_MAX_WRITE;
     s->loop = loop;
+    s->flush.fn.call = flush_soon; /* chapter 08: set once, pushed by hold() */
+    s->flush.data = s;
     taal_io_open(&s->io, loop, fd);
     list_push_back(&loop->sockets, &s->link);
     return s;
@@ -220,7 +223,7 @@ static int park(taal_stream *s, taal_future *waiter, bool *busy)
         return TAAL_EBUSY;
     if (taal_current_task() == NULL)
         return TAAL_ENOTASK;
-    if (waiter == &s->rwait)
+    if (waiter == &s->rwait && pending(s) > 0)
         flush_held(s); /* chapter 08: what it wrote goes before it waits for the answer */
     int rc = taal_future_init(waiter, s->loop);
     if (rc != TAAL_OK)
@@ -459,28 +462,32 @@ static void release_oversized(taal_stream *s)
 }
 
 /*
-** Chapter 08: small writes are held back, and go out together.
+** Chapter 08: the small writes of a burst are held back, and go out together.
 **
 ** Chapter 07 sends every write at once when nothing is queued: a system
 ** call, and on loopback the whole of the peer's TCP receive path, per
-** write. Sixteen pipelined HTTP requests, each written by its own task in
-** the same iteration, were sixteen sends; the server's sixteen responses,
-** written in one step, sixteen more. A write of at most HOLD bytes, to a
-** stream whose kernel buffer is not known to be full, is now only copied
-** to the write buffer, and the stream sends everything it holds, in one
-** call, at the first of:
-**   - its task waits to read from the stream (park): a request goes out
-**     before its task waits for the answer, so a ping-pong loses nothing;
-**   - the next iteration (the `flush` handle, scheduled by the first held
-**     write): for writers that wait on something else;
+** write. Sixteen pipelined HTTP requests, each written by its own task,
+** were sixteen sends; the server's sixteen responses, written in one step,
+** sixteen more. Now the first write after the loop polled still goes at
+** once (a ping-pong, an echo: nothing to wait for, and nothing added). A
+** second write to the stream before the next poll is a burst: if it is
+** small (at most HOLD bytes held in all, and no more than the low-water
+** mark) and the kernel is not known to be full, it is only copied to the
+** write buffer, and the stream sends everything it holds, in one call, at
+** the first of:
+**   - its task waits to read from the stream (park): requests go out
+**     before their task waits for the answers;
+**   - the loop has nothing else ready (the `flush` handle, pushed by the
+**     first held write, waits behind the other ready callbacks, which may
+**     write more, for HOLD_ROUNDS iterations at most): for writers that
+**     wait on something else, such as the next task of a pipeline;
 **   - a write that is not small, sent together with what is held in one
 **     sendmsg() of two pieces (writev's gather, without a copy);
-**   - write_eof(), close, new write limits, the loop closing.
-** Only writes made while the loop runs are held (a write from main()
-** before taal_run_*() goes at once, as before). What the program sees:
+**   - write_eof(), close or abort, new write limits, the loop closing.
+** Only writes made while the loop runs are held. What the program sees:
 ** taal_stream_pending() counts held bytes, and an error of the send (a
-** reset peer) is reported by the next write, drain or close instead of the
-** write that was held: asyncio's transports report it that way too.
+** reset peer) is reported by the next write, drain or close instead of by
+** the write that was held, as asyncio's transports report it.
 */
 enum {
     HOLD = 4095,      /* held back: at most this many bytes, less than a page */
@@ -528,13 +535,12 @@ static bool hold(taal_stream *s, const void *data, size_t n)
     (void)s, (void)data, (void)n;
     return false; /* chapter 08 is not built on Windows: no sendmsg() */
 #else
-    if (!s->loop->running || s->paused || !fits(pending(s), n, HOLD) ||
-        pending(s) + n > s->low)
+    if (s->burst != s->loop->io_polls + 1 || n > HOLD || pending(s) + n > HOLD ||
+        pending(s) + n > s->low || s->paused || !s->loop->running)
         return false;
-    if (!link_linked(&s->flush.link)) {
-        if (taal_call_soon(s->loop, &s->flush, flush_soon, s) != TAAL_OK)
-            return false;
+    if (!link_linked(&s->flush.link)) { /* the loop runs: it cannot refuse */
         s->flush_waits = 0;
+        taal__ready_push(s->loop, &s->flush);
     }
     memcpy(s->wbuf + s->wend, data, n);
     s->wend += n;
@@ -576,8 +582,27 @@ static int queue_rest(taal_stream *s)
 static void flush_held(taal_stream *s)
 {
     link_remove(&s->flush.link);
-    if (pending(s) == 0 || s->fd_closed || waiting_to_write(s))
+    size_t n = pending(s);
+    if (n == 0 || s->fd_closed || waiting_to_write(s))
         return;
+    if (!s->eof_pending && !s->user_closed) { /* the common case: one send */
+        s->sends++;
+        taal__ssize k =
+            send(s->io.fd, s->wbuf + s->wstart, TAAL__SOCK_LEN(n), TAAL__SEND_FLAGS);
+        if (k == (taal__ssize)n) {
+            s->wstart = s->wend = 0;
+            return;
+        }
+        int err = k < 0 ? taal__sock_errno() : 0;
+        if (k < 0 && err != EAGAIN && err != EWOULDBLOCK && err != EINTR) {
+            write_failed(s, err);
+            return;
+        }
+        if (k > 0)
+            s->wstart += (size_t)k;
+        queue_rest(s);
+        return;
+    }
     stream_writable(s);
     if (pending(s) > 0 && !s->fd_closed && s->wstatus == TAAL_OK)
         queue_rest(s);
@@ -621,8 +646,10 @@ int taal_stream_write(taal_stream *s, const void *data, size_t n)
             s->wstart += of_held;
             sent = (size_t)k - of_held;
         }
-        if (sent == n) { /* all of it, and all that was held */
-            link_remove(&s->flush.link);
+        s->burst = s->loop->io_polls + 1; /* more before the next poll: a burst */
+        if (sent == n) {                  /* all of it, and all that was held */
+            if (held > 0)
+                link_remove(&s->flush.link);
             s->wstart = s->wend = 0;
             release_oversized(s);
             return TAAL_OK;
