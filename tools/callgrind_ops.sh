@@ -14,6 +14,10 @@
 #   ping-pong        bench_switch 10 S, S = 20000 and 40000
 #   spawn + gather   bench_spawn 10000 B, B = 3 and 6 batches
 #   timer            bench_timers N 0.001, N = 50000 and 100000
+#   echo round trip  bench_echo R 1, R = 2000 and 4000 (2R round trips on
+#                    one connection; client and server processes summed)
+#   HTTP request     bench_http Q, Q = 1600 and 3200 (2Q requests: one at
+#                    a time, then 16 in flight; client and server in one loop)
 # With --cache, the timer scenario also runs at 10^6 timers under the cache
 # simulator, and prints the data-cache misses per timer (first level, and
 # last level: the ones that go to memory). Needs cmake and valgrind.
@@ -32,7 +36,7 @@ set(TAAL_CH08_HELPERS $root/tests/include CACHE PATH "")
 add_subdirectory($root/chapters/07_io ch07)
 add_subdirectory($root/chapters/08_fast ch08)
 foreach(ch ch07 ch08)
-  foreach(s spawn switch timers)
+  foreach(s spawn switch timers echo http)
     add_executable(\${s}_\${ch} $root/bench/\${s}.c)
     target_link_libraries(\${s}_\${ch} PRIVATE taal_\${ch})
   endforeach()
@@ -40,12 +44,13 @@ endforeach()
 CMAKE
 cmake -S "$build/src" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$build" -j2 --target spawn_ch07 spawn_ch08 switch_ch07 switch_ch08 \
-      timers_ch07 timers_ch08 >/dev/null
+      timers_ch07 timers_ch08 echo_ch07 echo_ch08 http_ch07 http_ch08 >/dev/null
 
-# ir PROGRAM ARGS...: the instructions the program ran.
+# ir PROGRAM ARGS...: the instructions the program ran (with the processes
+# it forked: bench_echo's server).
 ir() {
     TAAL_CLOCK= valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 >/dev/null |
-        sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
+        sed -n 's/.*Collected : \([0-9]*\).*/\1/p' | awk '{ s += $1 } END { print s }'
 }
 # per N PROGRAM "ARGS1" "ARGS2": (ir ARGS2 - ir ARGS1) / N
 per() {
@@ -63,6 +68,8 @@ row "sleep(0), one task" 20000 switch "20000 10" "40000 10"
 row "ping-pong switch through futures" 20000 switch "10 20000" "10 40000"
 row "warm spawn + gather, per task" 30000 spawn "10000 3" "10000 6"
 row "timer (task, sleep, fire), per timer" 50000 timers "50000 0.001" "100000 0.001"
+row "echo round trip, 1 connection" 4000 echo "2000 1" "4000 1"
+row "HTTP request (half 1, half 16 in flight)" 3200 http "1600" "3200"
 if [ $cache = yes ]; then
     for ch in ch07 ch08; do
         out=$build/cache_$ch.out
