@@ -16,6 +16,10 @@
 #   timer            bench_timers N 0.001, N = 50000 and 100000
 #   semaphore round  bench_semaphore R 100 4, R = 20000 and 40000 (100 tasks,
 #                    4 permits; a round is an acquire, a sleep(0), a release)
+#   echo round trip  bench_echo R 1, R = 2000 and 4000 (2R round trips on
+#                    one connection; client and server processes summed)
+#   HTTP request     bench_http Q, Q = 1600 and 3200 (2Q requests: one at
+#                    a time, then 16 in flight; client and server in one loop)
 # and then, run natively (no valgrind), the bytes a pending task costs by
 # bench_memory (the growth of the peak RSS over 10^5 tasks), with a bare
 # 56-byte frame and with 32 bytes of the frame's own.
@@ -37,7 +41,7 @@ set(TAAL_CH08_HELPERS $root/tests/include CACHE PATH "")
 add_subdirectory($root/chapters/07_io ch07)
 add_subdirectory($root/chapters/08_fast ch08)
 foreach(ch ch07 ch08)
-  foreach(s spawn switch timers semaphore memory)
+  foreach(s spawn switch timers semaphore memory echo http)
     add_executable(\${s}_\${ch} $root/bench/\${s}.c)
     target_link_libraries(\${s}_\${ch} PRIVATE taal_\${ch})
   endforeach()
@@ -45,12 +49,14 @@ endforeach()
 CMAKE
 cmake -S "$build/src" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$build" -j2 --target spawn_ch07 spawn_ch08 switch_ch07 switch_ch08 \
-      timers_ch07 timers_ch08 semaphore_ch07 semaphore_ch08 memory_ch07 memory_ch08 >/dev/null
+      timers_ch07 timers_ch08 semaphore_ch07 semaphore_ch08 memory_ch07 memory_ch08 \
+      echo_ch07 echo_ch08 http_ch07 http_ch08 >/dev/null
 
-# ir PROGRAM ARGS...: the instructions the program ran.
+# ir PROGRAM ARGS...: the instructions the program ran (with the processes
+# it forked: bench_echo's server).
 ir() {
     TAAL_CLOCK= valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 >/dev/null |
-        sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
+        sed -n 's/.*Collected : \([0-9]*\).*/\1/p' | awk '{ s += $1 } END { print s }'
 }
 # per N PROGRAM "ARGS1" "ARGS2": (ir ARGS2 - ir ARGS1) / N
 per() {
@@ -69,6 +75,8 @@ row "ping-pong switch through futures" 20000 switch "10 20000" "10 40000"
 row "warm spawn + gather, per task" 30000 spawn "10000 3" "10000 6"
 row "timer (task, sleep, fire), per timer" 50000 timers "50000 0.001" "100000 0.001"
 row "semaphore acquire + release round" 20000 semaphore "20000 100 4" "40000 100 4"
+row "echo round trip, 1 connection" 4000 echo "2000 1" "4000 1"
+row "HTTP request (half 1, half 16 in flight)" 3200 http "1600" "3200"
 # mem PROGRAM EXTRA: bytes per pending task, 10^5 tasks
 mem() {
     TAAL_CLOCK= "$1" 100000 "$2" | sed -n 's/^bytes_per_pending_task \([0-9.]*\).*/\1/p'

@@ -2666,6 +2666,13 @@ typedef struct taal_stream {
     bool eof_pending;  /**< write_eof() is to shut writing once flushed */
     bool shut;         /**< writing is shut (write_eof() done) */
     taal_future wwait; /**< what a draining writer (or a connect) is parked on */
+    taal_handle flush; /**< chapter 08: sends the small writes held back
+                            (see stream.c) in a later iteration */
+    uint64_t sends;    /**< chapter 08: send() calls made (the tests count them) */
+    uint8_t flush_waits; /**< chapter 08: iterations `flush` waited for other work */
+    uint64_t burst;      /**< chapter 08: the loop's io_polls + 1 at its last
+                              immediate send: a write before the next poll is
+                              part of a burst, and held back; 0: none yet */
 
     /* Closing. */
     bool user_closed;   /**< the program closed it: no more reads or writes */
@@ -2684,7 +2691,9 @@ typedef struct taal_stream {
 /** Bytes buffered, not yet read. */
 size_t taal_stream_buffered(const taal_stream *s);
 
-/** Bytes written, not yet sent. */
+/** Bytes written, not yet sent. Chapter 08: a small write may be held
+ *  back until its task waits or until the next iteration (stream.c), so a
+ *  few bytes can be pending although the kernel has room for them. */
 size_t taal_stream_pending(const taal_stream *s);
 
 /** True once the peer has ended the stream and every byte has been read. */

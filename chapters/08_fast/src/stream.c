@@ -34,12 +34,17 @@
 
 #include <errno.h>
 #include <string.h>
+#ifndef _WIN32
+#include <sys/uio.h> /* struct iovec, for sendmsg() */
+#endif
 
 _Static_assert(offsetof(taal_stream, kind) == offsetof(taal_server, kind),
                "streams and servers share the loop's list, told apart by kind");
 
 static void stream_readable(void *data);
 static void stream_writable(void *data);
+static void flush_held(taal_stream *s);
+static void flush_soon(void *data);
 
 /* ---- life and death ------------------------------------------------------ */
 
@@ -68,6 +73,8 @@ static taal_stream *stream_new(taal_loop *loop, taal_socket fd)
     s->low = TAAL_STREAM_LOW_WATER;
     s->max_write = TAAL_STREAM_MAX_WRITE;
     s->loop = loop;
+    s->flush.fn.call = flush_soon; /* chapter 08: set once, pushed by hold() */
+    s->flush.data = s;
     taal_io_open(&s->io, loop, fd);
     list_push_back(&loop->sockets, &s->link);
     return s;
@@ -78,9 +85,15 @@ static taal_stream *stream_new(taal_loop *loop, taal_socket fd)
 static void stream_destroy(taal_stream *s)
 {
     if (!s->fd_closed) {
+        /* Bytes held back (chapter 08) go out as chapter 07's would have:
+         * once, if the kernel takes them. */
+        if (pending(s) > 0 && !(s->io.events & TAAL_IO_WRITE))
+            (void)send(s->io.fd, s->wbuf + s->wstart, TAAL__SOCK_LEN(pending(s)),
+                       TAAL__SEND_FLAGS);
         taal_io_close(&s->io);
         taal__sock_close(s->io.fd);
     }
+    link_remove(&s->flush.link);
     link_remove(&s->reap.link);
     link_remove(&s->link);
     taal__free(s->wbuf);
@@ -145,6 +158,7 @@ static void close_fd(taal_stream *s)
         return;
     taal_io_close(&s->io);
     taal__sock_close(s->io.fd);
+    link_remove(&s->flush.link);
     s->fd_closed = true;
     s->reading = false;
     wake(&s->closed, TAAL_OK);
@@ -209,6 +223,8 @@ static int park(taal_stream *s, taal_future *waiter, bool *busy)
         return TAAL_EBUSY;
     if (taal_current_task() == NULL)
         return TAAL_ENOTASK;
+    if (waiter == &s->rwait && pending(s) > 0)
+        flush_held(s); /* chapter 08: what it wrote goes before it waits for the answer */
     int rc = taal_future_init(waiter, s->loop);
     if (rc != TAAL_OK)
         return rc;
@@ -445,6 +461,153 @@ static void release_oversized(taal_stream *s)
     }
 }
 
+/*
+** Chapter 08: the small writes of a burst are held back, and go out together.
+**
+** Chapter 07 sends every write at once when nothing is queued: a system
+** call, and on loopback the whole of the peer's TCP receive path, per
+** write. Sixteen pipelined HTTP requests, each written by its own task,
+** were sixteen sends; the server's sixteen responses, written in one step,
+** sixteen more. Now the first write after the loop polled still goes at
+** once (a ping-pong, an echo: nothing to wait for, and nothing added). A
+** second write to the stream before the next poll is a burst: if it is
+** small (at most HOLD bytes held in all, and no more than the low-water
+** mark) and the kernel is not known to be full, it is only copied to the
+** write buffer, and the stream sends everything it holds, in one call, at
+** the first of:
+**   - its task waits to read from the stream (park): requests go out
+**     before their task waits for the answers;
+**   - the loop has nothing else ready (the `flush` handle, pushed by the
+**     first held write, waits behind the other ready callbacks, which may
+**     write more, for HOLD_ROUNDS iterations at most): for writers that
+**     wait on something else, such as the next task of a pipeline;
+**   - a write that is not small, sent together with what is held in one
+**     sendmsg() of two pieces (writev's gather, without a copy);
+**   - write_eof(), close or abort, new write limits, the loop closing.
+** Only writes made while the loop runs are held. What the program sees:
+** taal_stream_pending() counts held bytes, and an error of the send (a
+** reset peer) is reported by the next write, drain or close instead of by
+** the write that was held, as asyncio's transports report it.
+*/
+enum {
+    HOLD = 4095,      /* held back: at most this many bytes, less than a page */
+    HOLD_ROUNDS = 16, /* the iterations the flush may wait for other work */
+};
+
+static bool waiting_to_write(const taal_stream *s)
+{
+    return (s->io.events & TAAL_IO_WRITE) != 0;
+}
+
+/* Is anything but the flush itself ready to run, now or next iteration? */
+static bool other_work(taal_loop *loop)
+{
+    if (!list_empty(&loop->batch))
+        return true;
+    for (uint32_t levels = loop->ready_levels; levels != 0; levels &= levels - 1) {
+        int level = 0;
+        while (!(levels & (UINT32_C(1) << level)))
+            level++;
+        if (!list_empty(&loop->ready[level]))
+            return true;
+    }
+    return false;
+}
+
+/* The flush handle: while other callbacks are ready, which may write to
+ * the stream too (the next task in a pipeline, woken by the one before),
+ * it waits behind them, HOLD_ROUNDS iterations at most; then it sends. */
+static void flush_soon(void *data)
+{
+    taal_stream *s = data;
+    if (s->flush_waits < HOLD_ROUNDS && other_work(s->loop) &&
+        taal_call_soon(s->loop, &s->flush, flush_soon, s) == TAAL_OK) {
+        s->flush_waits++;
+        return;
+    }
+    flush_held(s);
+}
+
+/* Holds `n` bytes of `data` back, if they are few and the loop runs. */
+static bool hold(taal_stream *s, const void *data, size_t n)
+{
+#ifdef _WIN32
+    (void)s, (void)data, (void)n;
+    return false; /* chapter 08 is not built on Windows: no sendmsg() */
+#else
+    if (s->burst != s->loop->io_polls + 1 || n > HOLD || pending(s) + n > HOLD ||
+        pending(s) + n > s->low || s->paused || !s->loop->running)
+        return false;
+    if (!link_linked(&s->flush.link)) { /* the loop runs: it cannot refuse */
+        s->flush_waits = 0;
+        taal__ready_push(s->loop, &s->flush);
+    }
+    memcpy(s->wbuf + s->wend, data, n);
+    s->wend += n;
+    if (pending(s) > s->peak)
+        s->peak = pending(s);
+    return true;
+#endif
+}
+
+/* One send() of what is held and then `data`: sendmsg() with two pieces
+ * when bytes are held. */
+static taal__ssize send_with_held(taal_stream *s, const void *data, size_t n)
+{
+    s->sends++;
+#ifndef _WIN32
+    if (pending(s) > 0) {
+        struct iovec iov[2] = {{s->wbuf + s->wstart, pending(s)}, {(void *)data, n}};
+        struct msghdr msg = {.msg_iov = iov, .msg_iovlen = 2};
+        return sendmsg(s->io.fd, &msg, TAAL__SEND_FLAGS);
+    }
+#endif
+    return send(s->io.fd, data, TAAL__SOCK_LEN(n), TAAL__SEND_FLAGS);
+}
+
+/* Bytes remain queued: the writer sends them when the kernel has room. */
+static int queue_rest(taal_stream *s)
+{
+    link_remove(&s->flush.link); /* the writer's job now */
+    int rc = taal_add_writer(&s->io, stream_writable, s);
+    if (rc != TAAL_OK) {
+        s->wstatus = rc;
+        s->wstart = s->wend = 0;
+    }
+    return rc;
+}
+
+/* Sends what is held now, as the writer would (which shuts writing or
+ * closes the socket after it, if asked); leaves the rest to the writer. */
+static void flush_held(taal_stream *s)
+{
+    link_remove(&s->flush.link);
+    size_t n = pending(s);
+    if (n == 0 || s->fd_closed || waiting_to_write(s))
+        return;
+    if (!s->eof_pending && !s->user_closed) { /* the common case: one send */
+        s->sends++;
+        taal__ssize k =
+            send(s->io.fd, s->wbuf + s->wstart, TAAL__SOCK_LEN(n), TAAL__SEND_FLAGS);
+        if (k == (taal__ssize)n) {
+            s->wstart = s->wend = 0;
+            return;
+        }
+        int err = k < 0 ? taal__sock_errno() : 0;
+        if (k < 0 && err != EAGAIN && err != EWOULDBLOCK && err != EINTR) {
+            write_failed(s, err);
+            return;
+        }
+        if (k > 0)
+            s->wstart += (size_t)k;
+        queue_rest(s);
+        return;
+    }
+    stream_writable(s);
+    if (pending(s) > 0 && !s->fd_closed && s->wstatus == TAAL_OK)
+        queue_rest(s);
+}
+
 int taal_stream_write(taal_stream *s, const void *data, size_t n)
 {
     if (s == NULL || (data == NULL && n > 0))
@@ -468,16 +631,26 @@ int taal_stream_write(taal_stream *s, const void *data, size_t n)
     if (rc != TAAL_OK)
         return rc;
     size_t sent = 0;
-    if (pending(s) == 0) { /* nothing queued: try the kernel at once */
-        taal__ssize k = send(s->io.fd, data, TAAL__SOCK_LEN(n), TAAL__SEND_FLAGS);
+    if (!waiting_to_write(s)) { /* the kernel may have room: held bytes, then these */
+        if (hold(s, data, n))
+            return TAAL_OK;
+        size_t held = pending(s);
+        taal__ssize k = send_with_held(s, data, n);
         int err = k < 0 ? taal__sock_errno() : 0;
-        if (k >= 0)
-            sent = (size_t)k;
-        else if (err != EAGAIN && err != EWOULDBLOCK && err != EINTR) {
+        if (k < 0 && err != EAGAIN && err != EWOULDBLOCK && err != EINTR) {
             write_failed(s, err);
             return s->wstatus;
         }
-        if (sent == n) {
+        if (k > 0) {
+            size_t of_held = (size_t)k < held ? (size_t)k : held;
+            s->wstart += of_held;
+            sent = (size_t)k - of_held;
+        }
+        s->burst = s->loop->io_polls + 1; /* more before the next poll: a burst */
+        if (sent == n) {                  /* all of it, and all that was held */
+            if (held > 0)
+                link_remove(&s->flush.link);
+            s->wstart = s->wend = 0;
             release_oversized(s);
             return TAAL_OK;
         }
@@ -486,12 +659,9 @@ int taal_stream_write(taal_stream *s, const void *data, size_t n)
     s->wend += n - sent;
     if (pending(s) > s->peak)
         s->peak = pending(s);
-    rc = taal_add_writer(&s->io, stream_writable, s);
-    if (rc != TAAL_OK) {
-        s->wstatus = rc;
-        s->wstart = s->wend = 0;
+    rc = queue_rest(s);
+    if (rc != TAAL_OK)
         return rc;
-    }
     /* LAB(pressure) BEGIN: past the high-water mark, the stream is paused */
     if (pending(s) > s->high)
         s->paused = true;
@@ -503,6 +673,7 @@ static void stream_writable(void *data)
 {
     taal_stream *s = data;
     if (pending(s) > 0) {
+        s->sends++;
         taal__ssize k = send(s->io.fd, s->wbuf + s->wstart, TAAL__SOCK_LEN(pending(s)),
                              TAAL__SEND_FLAGS);
         int err = k < 0 ? taal__sock_errno() : 0;
@@ -556,6 +727,7 @@ int taal_stream_set_write_limits(taal_stream *s, size_t high, size_t low,
     max_write = max_write ? max_write : s->max_write;
     if (low > high || high > max_write)
         return TAAL_EINVAL;
+    flush_held(s); /* chapter 08: a stream paused below waits for its writer */
     s->high = high;
     s->low = low;
     s->max_write = max_write;
@@ -578,6 +750,9 @@ int taal_stream_write_eof(taal_stream *s)
         return TAAL_ENOTCONN;
     if (s->shut || s->eof_pending)
         return TAAL_OK;
+    flush_held(s);
+    if (s->fd_closed)
+        return s->wstatus; /* the flush failed, and the stream was closed */
     if (pending(s) == 0)
         shut_writing(s);
     else
@@ -603,9 +778,12 @@ static void stream_close(taal_stream *s, bool abort)
     update_reading(s);
     wake(&s->rwait, TAAL_ENOTCONN);
     wake(&s->wwait, TAAL_ENOTCONN);
+    s->refs++; /* so that nothing below frees it before the program's ref goes */
+    /* What is held goes first, even on abort: chapter 07 had sent it at
+     * once. Once all is sent, this closes the socket. */
+    flush_held(s);
     if (abort)
         s->wstart = s->wend = 0;
-    s->refs++; /* so that nothing below frees it before the program's ref goes */
     if (pending(s) == 0)
         close_fd(s);
     s->refs--;
