@@ -67,13 +67,22 @@ void taal__future_finish(taal_future *future, int status, void *result)
     future->result = result;
     if (future->loop->trace != NULL)
         taal__trace_wakes(future->loop, future);
-    while (!list_empty(&future->waiters)) {
-        taal_handle *handle = TAAL_CONTAINER_OF(future->waiters.next, taal_handle, link);
-        link_remove(&handle->link);
-        if (gather_slot_handle(handle))
-            gather_slot_reached(handle); /* chapter 08: see "gather" below */
-        else
-            taal__ready_push(future->loop, handle);
+    taal_loop *loop = future->loop;
+    taal_link *head = &future->waiters;
+    while (head->next != head) {
+        /* Chapter 08: the first waiter leaves the list without
+         * link_remove()'s test: it is linked. The push sets both of its
+         * links; a gather's slot, not pushed, has them cleared. */
+        taal_link *link = head->next;
+        head->next = link->next;
+        link->next->prev = head;
+        taal_handle *handle = TAAL_CONTAINER_OF(link, taal_handle, link);
+        if (gather_slot_handle(handle)) {
+            link->prev = link->next = NULL;
+            gather_slot_reached(handle); /* see "gather" below */
+        } else {
+            taal__ready_push(loop, handle);
+        }
     }
 }
 

@@ -1022,7 +1022,7 @@ TAAL__ALWAYS_INLINE static inline int run_once(taal_loop *loop)
     }
 
     /* 3. Pick the priority to run, and 4. run what was ready at it. */
-    int level = pick_level(loop, top);
+    int level = loop->aging == 0 ? top : pick_level(loop, top); /* ch. 08: no call */
     if (level < 0)
         return TAAL_OK; /* stopping, and nothing was ready */
     list_splice_back(&loop->batch, &loop->ready[level]);
