@@ -667,6 +667,9 @@ struct taal_loop {
     uint32_t io_interval; /**< with work ready, poll every this many iterations */
     uint32_t io_ticks;    /**< iterations since the last poll */
     uint64_t io_polls;    /**< polls so far (the tests count them) */
+    taal_link held;       /**< chapter 08: streams holding small writes back */
+    uint32_t holding;     /**< chapter 08: how many: the hot paths test this */
+    uint32_t held_rounds; /**< chapter 08: iterations since the first was held */
     bool wsa_started;     /**< Windows: WSAStartup() succeeded for this loop */
 };
 
@@ -2652,27 +2655,26 @@ typedef struct taal_stream {
     taal_future rwait; /**< what a waiting reader is parked on */
 
     /* Writing: bytes [wstart, wend) of wbuf wait to be sent. */
-    char *wbuf;          /**< grown as needed, up to max_write (past it for one
-                              large write, until that is sent); NULL: none yet */
-    size_t wcap;         /**< wbuf's size */
-    size_t wstart;       /**< the first unsent byte */
-    size_t wend;         /**< the end of the unsent bytes */
-    size_t high;         /**< the high-water mark */
-    size_t low;          /**< the low-water mark */
-    size_t max_write;    /**< the hard limit of buffered bytes while paused */
-    size_t peak;         /**< the most it ever held (the tests read it) */
-    int wstatus;         /**< TAAL_OK, or the error that stopped writing */
-    bool paused;         /**< above the high-water mark: drain waits */
-    bool eof_pending;    /**< write_eof() is to shut writing once flushed */
-    bool shut;           /**< writing is shut (write_eof() done) */
-    taal_future wwait;   /**< what a draining writer (or a connect) is parked on */
-    taal_handle flush;   /**< chapter 08: sends the small writes held back
-                              (see stream.c) in a later iteration */
-    uint64_t sends;      /**< chapter 08: send() calls made (the tests count them) */
-    uint8_t flush_waits; /**< chapter 08: iterations `flush` waited for other work */
-    uint64_t burst;      /**< chapter 08: the loop's io_polls + 1 at its last
-                              immediate send: a write before the next poll is
-                              part of a burst, and held back; 0: none yet */
+    char *wbuf;        /**< grown as needed, up to max_write (past it for one
+                            large write, until that is sent); NULL: none yet */
+    size_t wcap;       /**< wbuf's size */
+    size_t wstart;     /**< the first unsent byte */
+    size_t wend;       /**< the end of the unsent bytes */
+    size_t high;       /**< the high-water mark */
+    size_t low;        /**< the low-water mark */
+    size_t max_write;  /**< the hard limit of buffered bytes while paused */
+    size_t peak;       /**< the most it ever held (the tests read it) */
+    int wstatus;       /**< TAAL_OK, or the error that stopped writing */
+    bool paused;       /**< above the high-water mark: drain waits */
+    bool eof_pending;  /**< write_eof() is to shut writing once flushed */
+    bool shut;         /**< writing is shut (write_eof() done) */
+    taal_future wwait; /**< what a draining writer (or a connect) is parked on */
+    taal_link held;    /**< chapter 08: on the loop's `held` list while it
+                            holds small writes back (see stream.c) */
+    uint64_t sends;    /**< chapter 08: send() calls made (the tests count them) */
+    uint64_t burst;    /**< chapter 08: the loop's io_polls + 1 at its last
+                            immediate send: a write before the next poll is
+                            part of a burst, and held back; 0: none yet */
 
     /* Closing. */
     bool user_closed;   /**< the program closed it: no more reads or writes */

@@ -383,4 +383,12 @@ int taal__io_poll(taal_loop *loop, int timeout_ms);
 void taal__io_close(taal_loop *loop);
 const char *taal__io_strerror(int status);
 
+/* Small writes held back (stream.c, chapter 08): streams on the loop's
+ * `held` list send them when the loop calls taal__streams_send_held(),
+ * which it does before it polls or waits, once TAAL__HOLD_ROUNDS
+ * iterations have begun since the first of them was held, and before it
+ * returns to the program (loop.c). */
+enum { TAAL__HOLD_ROUNDS = 16 };
+void taal__streams_send_held(taal_loop *loop);
+
 #endif /* TAAL_INTERNAL_H */

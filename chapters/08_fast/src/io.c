@@ -39,6 +39,7 @@ void taal__io_init(taal_loop *loop, unsigned interval)
 {
     list_init(&loop->watchers);
     list_init(&loop->sockets);
+    list_init(&loop->held);
     loop->io_interval = interval != 0 ? interval : TAAL_IO_INTERVAL;
 #ifdef _WIN32
     /* Winsock works only between WSAStartup() and WSACleanup(), which it

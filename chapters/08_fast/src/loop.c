@@ -978,6 +978,9 @@ static void run_traced(taal_loop *loop, taal_handle *handle)
 **      where the loop blocks, and the descriptors that became ready move
 **      their callbacks to the ready queue. While work is ready, the loop
 **      polls with a zero timeout once every io_interval iterations only.
+**      Chapter 08: first, small writes held back leave, if the loop is
+**      about to poll or wait, or they have waited TAAL__HOLD_ROUNDS
+**      iterations (held_due()).
 **   2. Move every timer that is due to the ready queue, earliest first,
 **      each to the FIFO of its priority.
 **   3. Pick the priority to run: the highest with work, or one that aging
@@ -988,10 +991,28 @@ static void run_traced(taal_loop *loop, taal_handle *handle)
 **      With no priorities set, everything is at priority 0, and this is
 **      chapter 03's loop exactly.
 */
+/*
+** Chapter 08: does what streams hold back leave now? Before the loop polls
+** or waits: the peer then has every byte before this loop looks for its
+** answer, or sleeps. And, however busy the loop is and at whatever
+** priority, at the start of the TAAL__HOLD_ROUNDS-th iteration after the
+** one that held the first of them.
+*/
+static bool held_due(taal_loop *loop, int top)
+{
+    if (top < 0 || (loop->io_wanted > 0 && loop->io_ticks + 1 >= loop->io_interval))
+        return true;
+    return ++loop->held_rounds >= TAAL__HOLD_ROUNDS;
+}
+
 TAAL__ALWAYS_INLINE static inline int run_once(taal_loop *loop)
 {
-    /* 1. Wait (and, chapter 07, poll for I/O). */
+    /* 1. Wait (and, chapter 07, poll for I/O), after sending what is held. */
     int top = highest_ready(loop);
+    if (loop->holding > 0 && held_due(loop, top)) {
+        taal__streams_send_held(loop);
+        top = highest_ready(loop); /* a send that failed woke its writer */
+    }
     if (top < 0 && !loop->stopping) {
         if (loop->heap_len == 0 && loop->io_wanted == 0) {
             report_deadlock(loop);
@@ -1056,6 +1077,8 @@ static int enter(taal_loop *loop)
 
 static void leave(taal_loop *loop)
 {
+    if (loop->holding > 0) /* chapter 08: the program gets every byte out */
+        taal__streams_send_held(loop);
     loop->running = false;
     loop->stopping = false;
     taal__running_loop = NULL;

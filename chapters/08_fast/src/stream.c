@@ -44,7 +44,7 @@ _Static_assert(offsetof(taal_stream, kind) == offsetof(taal_server, kind),
 static void stream_readable(void *data);
 static void stream_writable(void *data);
 static void flush_held(taal_stream *s);
-static void flush_soon(void *data);
+static void unhold(taal_stream *s);
 
 /* ---- life and death ------------------------------------------------------ */
 
@@ -73,8 +73,6 @@ static taal_stream *stream_new(taal_loop *loop, taal_socket fd)
     s->low = TAAL_STREAM_LOW_WATER;
     s->max_write = TAAL_STREAM_MAX_WRITE;
     s->loop = loop;
-    s->flush.fn.call = flush_soon; /* chapter 08: set once, pushed by hold() */
-    s->flush.data = s;
     taal_io_open(&s->io, loop, fd);
     list_push_back(&loop->sockets, &s->link);
     return s;
@@ -93,7 +91,7 @@ static void stream_destroy(taal_stream *s)
         taal_io_close(&s->io);
         taal__sock_close(s->io.fd);
     }
-    link_remove(&s->flush.link);
+    unhold(s);
     link_remove(&s->reap.link);
     link_remove(&s->link);
     taal__free(s->wbuf);
@@ -158,7 +156,7 @@ static void close_fd(taal_stream *s)
         return;
     taal_io_close(&s->io);
     taal__sock_close(s->io.fd);
-    link_remove(&s->flush.link);
+    unhold(s);
     s->fd_closed = true;
     s->reading = false;
     wake(&s->closed, TAAL_OK);
@@ -473,59 +471,37 @@ static void release_oversized(taal_stream *s)
 ** second write to the stream before the next poll is a burst: if it is
 ** small (at most HOLD bytes held in all, and no more than the low-water
 ** mark) and the kernel is not known to be full, it is only copied to the
-** write buffer, and the stream sends everything it holds, in one call, at
-** the first of:
+** write buffer, the stream goes on the loop's `held` list, and it sends
+** everything it holds, in one call, at the first of:
 **   - its task waits to read from the stream (park): requests go out
 **     before their task waits for the answers;
-**   - the loop has nothing else ready (the `flush` handle, pushed by the
-**     first held write, waits behind the other ready callbacks, which may
-**     write more, for HOLD_ROUNDS iterations at most): for writers that
-**     wait on something else, such as the next task of a pipeline;
 **   - a write that is not small, sent together with what is held in one
 **     sendmsg() of two pieces (writev's gather, without a copy);
-**   - write_eof(), close or abort, new write limits, the loop closing.
-** Only writes made while the loop runs are held. What the program sees:
-** taal_stream_pending() counts held bytes, and an error of the send (a
-** reset peer) is reported by the next write, drain or close instead of by
-** the write that was held, as asyncio's transports report it.
+**   - write_eof(), close or abort, new write limits, the loop closing;
+**   - the loop is about to poll or to wait: nothing else is ready, or its
+**     io_interval has come round (a busy loop's writers have until then
+**     to add to the burst: the next task of a pipeline, woken by the one
+**     before);
+**   - TAAL__HOLD_ROUNDS (16) iterations have begun since the first write
+**     was held, whatever runs meanwhile and at whatever priority;
+**   - the loop returns to the program (taal_run_once(), the end of
+**     taal_run_forever() and so of taal_run_until_complete() and
+**     taal_run()): once the program has its loop back, the peer has every
+**     byte, as it would have from chapter 07 or asyncio.
+** The last three are the loop's doing (taal__streams_send_held(), called
+** by loop.c), so held bytes never wait on the ready queue behind work of a
+** higher priority. Only writes made while the loop runs are held. What the
+** program sees: taal_stream_pending() counts held bytes, and an error of
+** the send (a reset peer) is reported by the next write, drain or close
+** instead of by the write that was held, as asyncio's transports report it.
 */
 enum {
-    HOLD = 4095,      /* held back: at most this many bytes, less than a page */
-    HOLD_ROUNDS = 16, /* the iterations the flush may wait for other work */
+    HOLD = 4095, /* held back: at most this many bytes, less than a page */
 };
 
 static bool waiting_to_write(const taal_stream *s)
 {
     return (s->io.events & TAAL_IO_WRITE) != 0;
-}
-
-/* Is anything but the flush itself ready to run, now or next iteration? */
-static bool other_work(taal_loop *loop)
-{
-    if (!list_empty(&loop->batch))
-        return true;
-    for (uint32_t levels = loop->ready_levels; levels != 0; levels &= levels - 1) {
-        int level = 0;
-        while (!(levels & (UINT32_C(1) << level)))
-            level++;
-        if (!list_empty(&loop->ready[level]))
-            return true;
-    }
-    return false;
-}
-
-/* The flush handle: while other callbacks are ready, which may write to
- * the stream too (the next task in a pipeline, woken by the one before),
- * it waits behind them, HOLD_ROUNDS iterations at most; then it sends. */
-static void flush_soon(void *data)
-{
-    taal_stream *s = data;
-    if (s->flush_waits < HOLD_ROUNDS && other_work(s->loop) &&
-        taal_call_soon(s->loop, &s->flush, flush_soon, s) == TAAL_OK) {
-        s->flush_waits++;
-        return;
-    }
-    flush_held(s);
 }
 
 /* Holds `n` bytes of `data` back, if they are few and the loop runs. */
@@ -535,12 +511,14 @@ static bool hold(taal_stream *s, const void *data, size_t n)
     (void)s, (void)data, (void)n;
     return false; /* chapter 08 is not built on Windows: no sendmsg() */
 #else
-    if (s->burst != s->loop->io_polls + 1 || n > HOLD || pending(s) + n > HOLD ||
-        pending(s) + n > s->low || s->paused || !s->loop->running)
+    taal_loop *loop = s->loop;
+    if (s->burst != loop->io_polls + 1 || n > HOLD || pending(s) + n > HOLD ||
+        pending(s) + n > s->low || s->paused || !loop->running)
         return false;
-    if (!link_linked(&s->flush.link)) { /* the loop runs: it cannot refuse */
-        s->flush_waits = 0;
-        taal__ready_push(s->loop, &s->flush);
+    if (!link_linked(&s->held)) {
+        if (loop->holding++ == 0)
+            loop->held_rounds = 0; /* the first held: the rounds count from here */
+        list_push_back(&loop->held, &s->held);
     }
     memcpy(s->wbuf + s->wend, data, n);
     s->wend += n;
@@ -548,6 +526,21 @@ static bool hold(taal_stream *s, const void *data, size_t n)
         s->peak = pending(s);
     return true;
 #endif
+}
+
+/* Off the loop's list: it holds nothing back any more (or is going). */
+static void unhold(taal_stream *s)
+{
+    if (link_linked(&s->held)) {
+        link_remove(&s->held);
+        s->loop->holding--;
+    }
+}
+
+void taal__streams_send_held(taal_loop *loop)
+{
+    while (loop->holding > 0)
+        flush_held(TAAL_CONTAINER_OF(loop->held.next, taal_stream, held));
 }
 
 /* One send() of what is held and then `data`: sendmsg() with two pieces
@@ -568,7 +561,7 @@ static taal__ssize send_with_held(taal_stream *s, const void *data, size_t n)
 /* Bytes remain queued: the writer sends them when the kernel has room. */
 static int queue_rest(taal_stream *s)
 {
-    link_remove(&s->flush.link); /* the writer's job now */
+    unhold(s); /* the writer's job now */
     int rc = taal_add_writer(&s->io, stream_writable, s);
     if (rc != TAAL_OK) {
         s->wstatus = rc;
@@ -581,7 +574,7 @@ static int queue_rest(taal_stream *s)
  * closes the socket after it, if asked); leaves the rest to the writer. */
 static void flush_held(taal_stream *s)
 {
-    link_remove(&s->flush.link);
+    unhold(s);
     size_t n = pending(s);
     if (n == 0 || s->fd_closed || waiting_to_write(s))
         return;
@@ -649,7 +642,7 @@ int taal_stream_write(taal_stream *s, const void *data, size_t n)
         s->burst = s->loop->io_polls + 1; /* more before the next poll: a burst */
         if (sent == n) {                  /* all of it, and all that was held */
             if (held > 0)
-                link_remove(&s->flush.link);
+                unhold(s);
             s->wstart = s->wend = 0;
             release_oversized(s);
             return TAAL_OK;

@@ -209,7 +209,9 @@ static int task_ended(taal_task *task, int rc)
 **   - no watcher wants an event: the next iteration might poll the kernel
 **     (every io_interval iterations while work is ready), and a ready
 **     socket would then run its callback first. asyncio polls in every
-**     iteration; with a watcher, the loop goes round as before.
+**     iteration; with a watcher, the loop goes round as before;
+**   - no stream holds small writes back: the loop sends them within
+**     TAAL__HOLD_ROUNDS iterations, which it must therefore go round.
 ** Debug mode and tracing never get here (resume_watched() passes `alone`
 ** false): a slow step is a step, and a trace shows every step as its own
 ** iteration, as before.
@@ -218,9 +220,10 @@ static bool alone(taal_loop *loop)
 {
     if (!loop->forever || loop->ready_levels != 0 || !list_empty(&loop->batch))
         return false; /* (taal_stop() clears `forever`) */
-    if ((loop->heap_len | loop->io_wanted) == 0)
-        return true; /* no timer, no watcher: the common case, one test */
-    return loop->io_wanted == 0 && loop->heap[0].deadline > taal__now(loop);
+    if ((loop->heap_len | loop->io_wanted | loop->holding) == 0)
+        return true; /* no timer, no watcher, no held write: the common case */
+    return (loop->io_wanted | loop->holding) == 0 &&
+           loop->heap[0].deadline > taal__now(loop);
 }
 
 /* Delivers a cancellation that is due (a task that never started ends

@@ -5,9 +5,9 @@
 ** The first write after a poll goes at once; a small write after it,
 ** before the next poll, is held in the stream's buffer and sent with the
 ** others of its burst in one system call: when its task waits to read,
-** when the loop has nothing else ready (at most HOLD_ROUNDS = 16 iterations
-** later), with the next write that is not small, or before write_eof(),
-** close and abort. Each
+** with the next write that is not small, before write_eof(), close and
+** abort, before the loop polls or waits, at the latest 16 iterations later
+** (TAAL__HOLD_ROUNDS) at any priority, and before the loop returns. Each
 ** test counts the stream's send() calls (taal_stream.sends), which is what
 ** the change saves, and checks that every byte still arrives, in order.
 ** All on 127.0.0.1, on the virtual clock, checking at the end that the
@@ -157,8 +157,8 @@ TEST(sixteen_small_writes_in_one_step_go_out_in_one_send_before_the_read_waits)
 
 /* Eight writes, one per iteration (a sleep(0) between them, so that the
  * loop is never idle), then a wait on a timer, not on the stream: the
- * first goes at once, the flush waits behind the busy task, then sends
- * the other seven together once nothing else is ready. */
+ * first goes at once, the other seven are held while the task is busy,
+ * and go together once nothing else is ready, before the loop waits. */
 static int spread_body(taal_coro *self)
 {
     client *f = (client *)self;
@@ -173,7 +173,7 @@ static int spread_body(taal_coro *self)
             TAAL_FAIL(f->st);
         TAAL_SLEEP(0);
     }
-    TAAL_SLEEP(0.5); /* not a read: the flush handle alone sends */
+    TAAL_SLEEP(0.5); /* not a read: the loop sends before it waits */
     f->sends = f->stream->sends;
     TAAL_STREAM_READEXACTLY_STATUS(f->st, f->stream, f->back, 800, f->n);
     if (f->st != TAAL_OK)
@@ -189,7 +189,7 @@ TEST(writes_spread_over_busy_iterations_go_out_together_once_the_loop_is_idle)
     client c = {0};
     run_against(ECHO, spread_body, &c);
     CHECK(c.ok);
-    CHECK_EQ(c.sends, 2u); /* the first, then the flush handle's, before the read */
+    CHECK_EQ(c.sends, 2u); /* the first, then the loop's, before the read */
 }
 
 /* A busy loop does not keep held bytes forever: a spinner task that never
@@ -365,6 +365,183 @@ TEST(a_held_write_reaches_the_peer_through_close_and_abort)
     }
 }
 
+/* ---- held bytes leave whatever the loop does next ------------------------------ */
+
+/* A raw peer: a listening socket of our own, so that the test sees what
+ * the kernel has been given, not what a taal stream has read. */
+typedef struct raw_peer {
+    taal_socket listener, peer;
+    int port;
+    size_t got; /* bytes the peer has received so far */
+} raw_peer;
+
+static bool raw_listen(raw_peer *p)
+{
+    struct sockaddr_in in = {0};
+    socklen_t len = sizeof in;
+    in.sin_family = AF_INET;
+    in.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    p->peer = TAAL_INVALID_SOCKET;
+    p->got = 0;
+    p->listener = socket(AF_INET, SOCK_STREAM, 0);
+    if (p->listener == TAAL_INVALID_SOCKET)
+        return false;
+    bool ok = bind(p->listener, (struct sockaddr *)&in, sizeof in) == 0 &&
+              listen(p->listener, 1) == 0 &&
+              getsockname(p->listener, (struct sockaddr *)&in, &len) == 0;
+    p->port = ntohs(in.sin_port);
+    return ok;
+}
+
+/* Takes the connection (the client's connect has completed on loopback),
+ * non-blocking from then on. */
+static bool raw_accept(raw_peer *p)
+{
+    p->peer = accept(p->listener, NULL, NULL);
+    return p->peer != TAAL_INVALID_SOCKET && taal_set_nonblocking(p->peer) == TAAL_OK;
+}
+
+/* Reads what has arrived, without waiting; the bytes so far. */
+static size_t raw_poll(raw_peer *p)
+{
+    char buf[256];
+    long k;
+    while ((k = sock_read(p->peer, buf, sizeof buf)) > 0)
+        p->got += (size_t)k;
+    return p->got;
+}
+
+static void raw_close(raw_peer *p)
+{
+    if (p->peer != TAAL_INVALID_SOCKET)
+        sock_close(p->peer);
+    sock_close(p->listener);
+}
+
+typedef struct busy_writer {
+    taal_coro co;
+    raw_peer *p;
+    taal_stream *stream;
+    int st, i;
+    int arrived; /* the yield after which both bytes had arrived, or -1 */
+} busy_writer;
+
+/* At priority 1, "a" then "b" (held), then 2,000 yields, looking at the
+ * peer after each: nothing at priority 0 may be needed for "b" to leave. */
+static int busy_writer_body(taal_coro *self)
+{
+    busy_writer *f = (busy_writer *)self;
+    TAAL_BEGIN(f);
+    taal_task_set_priority(taal_current_task(), 1);
+    TAAL_OPEN_CONNECTION_STATUS(f->st, f->stream, "127.0.0.1", f->p->port);
+    if (f->st != TAAL_OK || !raw_accept(f->p))
+        TAAL_FAIL(f->st != TAAL_OK ? f->st : TAAL_EIO);
+    f->st = taal_stream_write(f->stream, "a", 1);
+    if (f->st == TAAL_OK)
+        f->st = taal_stream_write(f->stream, "b", 1);
+    if (f->st == TAAL_OK && taal_stream_pending(f->stream) != 1)
+        f->st = TAAL_EIO; /* not held: the test would prove nothing */
+    if (f->st != TAAL_OK)
+        TAAL_FAIL(f->st);
+    f->arrived = -1;
+    for (f->i = 0; f->i < 2000; f->i++) {
+        TAAL_YIELD();
+        if (f->arrived < 0 && raw_poll(f->p) == 2)
+            f->arrived = f->i;
+    }
+    taal_stream_close(f->stream);
+    f->stream = NULL;
+    TAAL_END();
+}
+
+TEST(a_held_write_leaves_within_sixteen_iterations_whatever_the_writer_s_priority)
+{
+    int fds = open_fds();
+    taal_loop loop;
+    CHECK_EQ(open_loop(&loop), TAAL_OK);
+    raw_peer p;
+    CHECK(raw_listen(&p));
+    taal_task *task = NULL;
+    CHECK_EQ(taal_task_create(&loop, busy_writer_body, &(busy_writer){.p = &p},
+                              sizeof(busy_writer), "writer", &task),
+             TAAL_OK);
+    CHECK_EQ(taal_run_until_complete(&loop, taal_task_future(task)), TAAL_OK);
+    busy_writer *f = taal_task_frame(task);
+    CHECK(f->arrived >= 0); /* chapter 08 before: "b" never left */
+    CHECK(f->arrived <= 16);
+    taal_task_release(task);
+    raw_close(&p);
+    for (int k = 0; k < 50 && live_objects(&loop) > 0; k++)
+        taal_run_once(&loop);
+    CHECK_EQ(live_objects(&loop), 0);
+    taal_loop_close(&loop);
+    CHECK_EQ(open_fds(), fds);
+}
+
+typedef struct short_writer {
+    taal_coro co;
+    raw_peer *p;
+    taal_stream **stream;
+    int st;
+} short_writer;
+
+/* Three small writes, and the task ends: the last two are held. */
+static int short_writer_body(taal_coro *self)
+{
+    short_writer *f = (short_writer *)self;
+    TAAL_BEGIN(f);
+    TAAL_OPEN_CONNECTION_STATUS(f->st, *f->stream, "127.0.0.1", f->p->port);
+    if (f->st != TAAL_OK || !raw_accept(f->p))
+        TAAL_FAIL(f->st != TAAL_OK ? f->st : TAAL_EIO);
+    f->st = taal_stream_write(*f->stream, "x", 1);
+    if (f->st == TAAL_OK)
+        f->st = taal_stream_write(*f->stream, "y", 1);
+    if (f->st == TAAL_OK)
+        f->st = taal_stream_write(*f->stream, "z", 1);
+    if (f->st == TAAL_OK && taal_stream_pending(*f->stream) != 2)
+        f->st = TAAL_EIO; /* not held: the test would prove nothing */
+    TAAL_FAIL(f->st);
+    TAAL_END();
+}
+
+/* Once taal_run_until_complete() (or taal_run_once()) has returned, the
+ * peer has every byte: the program may stop the loop and wait on the
+ * peer. Once with the task ending the run, once with one iteration. */
+TEST(every_byte_written_has_left_when_the_loop_returns)
+{
+    for (int once = 0; once < 2; once++) {
+        int fds = open_fds();
+        taal_loop loop;
+        CHECK_EQ(open_loop(&loop), TAAL_OK);
+        raw_peer p;
+        CHECK(raw_listen(&p));
+        taal_stream *stream = NULL;
+        taal_task *task = NULL;
+        CHECK_EQ(taal_task_create(&loop, short_writer_body,
+                                  &(short_writer){.p = &p, .stream = &stream},
+                                  sizeof(short_writer), "writer", &task),
+                 TAAL_OK);
+        if (once) {
+            for (int k = 0; k < 100 && !taal_future_done(taal_task_future(task)); k++)
+                CHECK_EQ(taal_run_once(&loop), TAAL_OK);
+            CHECK(taal_future_done(taal_task_future(task)));
+        } else {
+            CHECK_EQ(taal_run_until_complete(&loop, taal_task_future(task)), TAAL_OK);
+        }
+        CHECK(stream != NULL);
+        CHECK_EQ(taal_stream_pending(stream), 0u); /* chapter 08 before: 2 */
+        CHECK_EQ(raw_poll(&p), 3u);                /* chapter 08 before: 1 */
+        taal_task_release(task);
+        taal_stream_close(stream);
+        raw_close(&p);
+        for (int k = 0; k < 50 && live_objects(&loop) > 0; k++)
+            taal_run_once(&loop);
+        CHECK_EQ(live_objects(&loop), 0);
+        taal_loop_close(&loop);
+        CHECK_EQ(open_fds(), fds);
+    }
+}
+
 static const taal_test tests[] = {
     TEST_ENTRY(sixteen_small_writes_in_one_step_go_out_in_one_send_before_the_read_waits),
     TEST_ENTRY(writes_spread_over_busy_iterations_go_out_together_once_the_loop_is_idle),
@@ -372,6 +549,9 @@ static const taal_test tests[] = {
     TEST_ENTRY(
         a_held_write_goes_out_before_a_large_one_in_the_same_send_and_before_write_eof),
     TEST_ENTRY(a_held_write_reaches_the_peer_through_close_and_abort),
+    TEST_ENTRY(
+        a_held_write_leaves_within_sixteen_iterations_whatever_the_writer_s_priority),
+    TEST_ENTRY(every_byte_written_has_left_when_the_loop_returns),
 };
 
 int main(int argc, char **argv)
