@@ -509,7 +509,10 @@ TEST(wait_for_with_a_timeout_of_zero_never_starts_the_operation)
  *     tick0 wait_for tick1 tick2 timed out tick3 tick4
  * for a task not started yet (it never runs)
  *     tick0 wait_for tick1 tick2 tick3 timed out tick4
- * and for a future already done: its result at once, before tick1. */
+ * for a future already done: its result at once, before tick1, and for a
+ * task done already (created, then one more `await asyncio.sleep(0)`
+ * before the wait_for, in which it runs and returns):
+ *     tick0 tick1 wait_for result tick2 tick3 tick4 */
 typedef struct ticker {
     taal_coro co;
     int i;
@@ -527,9 +530,22 @@ static int ticker_body(taal_coro *self)
     TAAL_END();
 }
 
+/* Returns at once. */
+typedef struct returning {
+    taal_coro co;
+} returning;
+
+static int returning_body(taal_coro *self)
+{
+    returning *f = (returning *)self;
+    TAAL_BEGIN(f);
+    TAAL_END();
+}
+
 typedef struct zero_waiter {
     taal_coro co;
-    int kind; /* 0: a pending future, 1: a task not started, 2: a done future */
+    int kind; /* 0: a pending future, 1: a task not started, 2: a done future,
+                 3: a task done already */
     double timeout;
     taal_task *ticker, *op;
     taal_future fut;
@@ -549,6 +565,10 @@ static int zero_waiter_body(taal_coro *self)
         taal_task_create(loop, operation_body, NULL, sizeof(operation), "op", &f->op);
     if (f->kind == 2)
         taal_future_set_result(&f->fut, NULL);
+    if (f->kind == 3) {
+        taal_task_create(loop, returning_body, NULL, sizeof(returning), "op", &f->op);
+        TAAL_SLEEP(0); /* it runs, and returns */
+    }
     note("wait_for ");
     TAAL_WAIT_FOR_STATUS(f->st, &f->scope, f->op ? taal_task_future(f->op) : &f->fut,
                          f->timeout);
@@ -563,11 +583,13 @@ TEST(wait_for_with_a_timeout_of_zero_or_less_suspends_as_asyncio_does)
         int kind;
         double timeout;
         const char *order;
+        int op; /* how the task waited for ends, if there is one */
     } cases[] = {
-        {0, 0, "0 wait_for 1 2 timed-out 3 4 "},
-        {0, -1, "0 wait_for 1 2 timed-out 3 4 "},
-        {1, 0, "0 wait_for 1 2 3 timed-out 4 "},
-        {2, 0, "0 wait_for result 1 2 3 4 "},
+        {0, 0, "0 wait_for 1 2 timed-out 3 4 ", 0},
+        {0, -1, "0 wait_for 1 2 timed-out 3 4 ", 0},
+        {1, 0, "0 wait_for 1 2 3 timed-out 4 ", TAAL_ECANCELLED},
+        {2, 0, "0 wait_for result 1 2 3 4 ", 0},
+        {3, 0, "0 1 wait_for result 2 3 4 ", TAAL_OK},
     };
     for (size_t i = 0; i < TAAL_COUNT(cases); i++) {
         taal_loop loop;
@@ -580,13 +602,210 @@ TEST(wait_for_with_a_timeout_of_zero_or_less_suspends_as_asyncio_does)
         CHECK_STR(trace, cases[i].order);
         zero_waiter *f = taal_task_frame(t);
         CHECK(f->op == NULL ||
-              taal_future_status(taal_task_future(f->op)) == TAAL_ECANCELLED);
+              taal_future_status(taal_task_future(f->op)) == cases[i].op);
         taal_task_release(f->ticker);
         taal_task_release(f->op);
         taal_task_release(t);
         CHECK(loop_is_empty(&loop));
         taal_loop_close(&loop);
     }
+}
+
+/* wait_for(gather, 0) where the gather refuses the cancel: its children
+ * are done, but it has not collected them yet (their done-callbacks are
+ * queued), so cancel() finds nothing to cancel and says false. asyncio's
+ * wait_for goes through _cancel_and_wait() all the same, whatever
+ * cancel() answered, and waits one turn more than a plain await would;
+ * then it returns the gather's result, or raises TimeoutError if the
+ * gather ended cancelled (here because a child was). The twin, with
+ * ticker() and the order of the test above:
+ *     async def main():
+ *         loop = asyncio.get_running_loop()
+ *         tk = asyncio.create_task(ticker()); await asyncio.sleep(0)
+ *         a, b = loop.create_future(), loop.create_future()
+ *         g = asyncio.gather(a, b)
+ *         a.set_result(1)                  # or a.cancel()
+ *         b.set_result(2)                  # done, not collected: g.cancel() is False
+ *         order.append("wait_for")
+ *         try: await asyncio.wait_for(g, 0); order.append("result")
+ *         except TimeoutError: order.append("timed out")
+ *         await tk
+ * which gives, on 3.12 and 3.13,
+ *     tick0 wait_for tick1 tick2 tick3 result tick4
+ * and with a.cancel()
+ *     tick0 wait_for tick1 tick2 tick3 timed out tick4
+ * where `await g` instead of the wait_for resumes after tick2. */
+/* How a wait_for ended, as the twins print it. */
+static const char *outcome_word(int st)
+{
+    if (st == TAAL_OK)
+        return "result ";
+    return st == TAAL_ETIMEDOUT ? "timed-out " : "other ";
+}
+
+typedef struct refused_waiter {
+    taal_coro co;
+    bool cancel_one;
+    taal_task *ticker;
+    taal_future a, b;
+    taal_future *children[2];
+    taal_future *gathered;
+    taal_timeout scope;
+    int st;
+} refused_waiter;
+
+static int refused_waiter_body(taal_coro *self)
+{
+    refused_waiter *f = (refused_waiter *)self;
+    taal_loop *loop = taal_running_loop();
+    TAAL_BEGIN(f);
+    taal_task_create(loop, ticker_body, NULL, sizeof(ticker), "ticker", &f->ticker);
+    TAAL_SLEEP(0);
+    taal_future_init(&f->a, loop);
+    taal_future_init(&f->b, loop);
+    f->children[0] = &f->a;
+    f->children[1] = &f->b;
+    f->st = taal_gather(loop, 2, f->children, &f->gathered);
+    if (f->st != TAAL_OK)
+        TAAL_FAIL(f->st);
+    if (f->cancel_one)
+        taal_future_cancel(&f->a);
+    else
+        taal_future_set_result(&f->a, NULL);
+    taal_future_set_result(&f->b, NULL);
+    note("wait_for ");
+    TAAL_WAIT_FOR_STATUS(f->st, &f->scope, f->gathered, 0);
+    note(outcome_word(f->st));
+    TAAL_AWAIT_TASK(f->ticker);
+    TAAL_END();
+}
+
+TEST(wait_for_zero_of_a_gather_that_refuses_the_cancel_waits_as_asyncio_does)
+{
+    static const struct {
+        bool cancel_one;
+        const char *order;
+        int gathered;
+    } cases[] = {
+        {false, "0 wait_for 1 2 3 result 4 ", TAAL_OK},
+        {true, "0 wait_for 1 2 3 timed-out 4 ", TAAL_ECANCELLED},
+    };
+    for (size_t i = 0; i < TAAL_COUNT(cases); i++) {
+        taal_loop loop;
+        open_loop(&loop);
+        trace[0] = '\0';
+        taal_task *t = NULL;
+        refused_waiter frame = {.cancel_one = cases[i].cancel_one};
+        CHECK_EQ(taal_task_create(&loop, refused_waiter_body, &frame, sizeof frame,
+                                  "main", &t),
+                 TAAL_OK);
+        CHECK_EQ(taal_run_until_complete(&loop, taal_task_future(t)), TAAL_OK);
+        CHECK_STR(trace, cases[i].order);
+        refused_waiter *f = taal_task_frame(t);
+        CHECK_EQ(taal_future_status(f->gathered), cases[i].gathered);
+        CHECK_EQ(taal_task_cancelling(t), 0);
+        taal_future_release(f->gathered);
+        taal_task_release(f->ticker);
+        taal_task_release(t);
+        CHECK(loop_is_empty(&loop));
+        CHECK_STR(reports, "");
+        taal_loop_close(&loop);
+    }
+}
+
+/* wait_for(gather, 1) whose deadline comes in the loop turn where the
+ * gather's children finish, after them: the timeout cancels the waiting
+ * task, which cancels the gather, which refuses (its children are done,
+ * not collected yet). So the request stays on the task (asyncio's
+ * _must_cancel): when the gather completes, with its results, the task
+ * wakes, the cancellation is delivered at its await, and the timeout
+ * turns it into TimeoutError, though the gather succeeded. The twin:
+ *     async def ticker():             # as above
+ *     async def main():
+ *         loop = asyncio.get_running_loop()
+ *         a, b = loop.create_future(), loop.create_future()
+ *         g = asyncio.gather(a, b)
+ *         g.add_done_callback(lambda _: order.append("gathered"))
+ *         def finish():
+ *             order.append("finish"); a.set_result(1); b.set_result(2)
+ *             tasks.append(asyncio.create_task(ticker()))
+ *         tasks = []
+ *         loop.call_later(1, finish)    # armed first, so it runs first at 1
+ *         try: await asyncio.wait_for(g, 1); order.append("result")
+ *         except TimeoutError: order.append("timed out")
+ *         order.append(f"gather {g.result()}")
+ *         await tasks[0]
+ * run on a loop whose timers of one deadline fire in arming order (the
+ * difftest's VirtualLoop; on the real clock, a callback that blocks in
+ * time.sleep() past both deadlines gives the same), which prints on 3.12
+ * and 3.13
+ *     finish tick0 gathered timed out gather [1, 2] tick1 tick2 tick3 tick4 */
+typedef struct late_gather {
+    taal_coro co;
+    taal_future a, b;
+    taal_future *children[2];
+    taal_future *gathered;
+    taal_handle on_gathered;
+    taal_timer finisher;
+    taal_task *ticker;
+    taal_timeout scope;
+    int st;
+} late_gather;
+
+static void finish_children(void *frame)
+{
+    late_gather *f = frame;
+    note("finish ");
+    taal_future_set_result(&f->a, NULL);
+    taal_future_set_result(&f->b, NULL);
+    taal_task_create(taal_running_loop(), ticker_body, NULL, sizeof(ticker), "ticker",
+                     &f->ticker);
+}
+
+static int late_gather_body(taal_coro *self)
+{
+    late_gather *f = (late_gather *)self;
+    taal_loop *loop = taal_running_loop();
+    TAAL_BEGIN(f);
+    taal_future_init(&f->a, loop);
+    taal_future_init(&f->b, loop);
+    f->children[0] = &f->a;
+    f->children[1] = &f->b;
+    f->st = taal_gather(loop, 2, f->children, &f->gathered);
+    if (f->st != TAAL_OK)
+        TAAL_FAIL(f->st);
+    taal_future_add_done_callback(f->gathered, &f->on_gathered, note_done, "gathered ");
+    taal_call_later(loop, &f->finisher, 1, finish_children, f); /* armed first */
+    TAAL_WAIT_FOR_STATUS(f->st, &f->scope, f->gathered, 1);
+    note(outcome_word(f->st));
+    note(taal_future_status(f->gathered) == TAAL_OK ? "gather-ok " : "gather-failed ");
+    if (f->ticker != NULL)
+        TAAL_AWAIT_TASK(f->ticker);
+    TAAL_END();
+}
+
+TEST(wait_for_expiring_while_the_gather_refuses_the_cancel_times_out_when_it_completes)
+{
+    taal_loop loop;
+    open_loop(&loop);
+    trace[0] = '\0';
+    taal_task *t = NULL;
+    CHECK_EQ(
+        taal_task_create(&loop, late_gather_body, NULL, sizeof(late_gather), "main", &t),
+        TAAL_OK);
+    CHECK_EQ(taal_run_until_complete(&loop, taal_task_future(t)), TAAL_OK);
+    CHECK_STR(trace, "finish 0 gathered timed-out gather-ok 1 2 3 4 ");
+    late_gather *f = taal_task_frame(t);
+    CHECK_EQ(f->st, TAAL_ETIMEDOUT);
+    CHECK(taal_loop_time(&loop) == 1.0);
+    CHECK_EQ(taal_task_cancelling(t), 0);
+    CHECK_EQ(loop.heap_len, 0);
+    taal_future_release(f->gathered);
+    taal_task_release(f->ticker);
+    taal_task_release(t);
+    CHECK(loop_is_empty(&loop));
+    CHECK_STR(reports, "");
+    taal_loop_close(&loop);
 }
 
 /* The task waiting in wait_for(fut, 0) is cancelled before it resumes:
@@ -900,6 +1119,9 @@ static const taal_test tests[] = {
     TEST_ENTRY(wait_for_with_no_timeout_waits_as_long_as_it_takes),
     TEST_ENTRY(wait_for_with_a_timeout_of_zero_never_starts_the_operation),
     TEST_ENTRY(wait_for_with_a_timeout_of_zero_or_less_suspends_as_asyncio_does),
+    TEST_ENTRY(wait_for_zero_of_a_gather_that_refuses_the_cancel_waits_as_asyncio_does),
+    TEST_ENTRY(
+        wait_for_expiring_while_the_gather_refuses_the_cancel_times_out_when_it_completes),
     TEST_ENTRY(a_task_cancelled_while_wait_for_zero_waits_is_cancelled_not_timed_out),
     TEST_ENTRY(
         a_task_cancelled_in_wait_for_zero_wakes_at_once_and_leaves_the_operation_alone),

@@ -1630,8 +1630,8 @@ typedef struct taal_timeout {
     int64_t deadline;    /**< loop time, ns; INT64_MAX: never */
     uint32_t cancelling; /**< its task's cancelling() when it opened */
     uint8_t state;       /**< a taal_timeout_state */
-    bool immediate;      /**< wait_for with a timeout of 0: it cancelled the
-                              operation at once, not the task */
+    bool immediate;      /**< wait_for with a timeout of 0: it asked the
+                              operation to cancel at once, not the task */
 } taal_timeout;
 
 /** asyncio.timeout(delay), entered: opens @p scope in the current task
@@ -1711,15 +1711,19 @@ int taal__wait_for_start(taal_timeout *scope, taal_future *future, double timeou
  *  once, before it runs (a task that never started runs none of its
  *  body), waits for it as asyncio's _cancel_and_wait() does (one
  *  iteration more than a plain await, even for a future that the cancel
- *  finished), and reports TAAL_ETIMEDOUT if it ends cancelled (a
- *  cancellation of the waiting task itself meanwhile stays
- *  TAAL_ECANCELLED); a @p future already done gives its outcome at
- *  once. If the operation ends in the very iteration the deadline comes,
- *  the waiting task has not resumed yet when the scope cancels it, so the
- *  timeout wins whichever of the two ran first: TAAL_ETIMEDOUT, though the
- *  operation has its result, as in asyncio 3.12 and 3.13. Read the result
- *  with taal_future_result(). The scope may be used again once the macro
- *  is done. */
+ *  finished, and also for one that refused it, such as a gather whose
+ *  children are done but not yet collected), and reports TAAL_ETIMEDOUT
+ *  if it ends cancelled, else its outcome (a cancellation of the waiting
+ *  task itself meanwhile stays TAAL_ECANCELLED); a @p future already
+ *  done gives its outcome at once. If the operation ends in the very
+ *  iteration the deadline comes, the waiting task has not resumed yet
+ *  when the scope cancels it, so the timeout wins whichever of the two
+ *  ran first: TAAL_ETIMEDOUT, though the operation has its result, as in
+ *  asyncio 3.12 and 3.13. The same holds when the deadline finds
+ *  @p future refusing the cancel (that gather again): the request stays
+ *  on the waiting task, which resumes when @p future is done and reports
+ *  TAAL_ETIMEDOUT. Read the result with taal_future_result(). The scope
+ *  may be used again once the macro is done. */
 #define TAAL_WAIT_FOR_STATUS(status_lvalue, scope, future, timeout)           \
     do {                                                                      \
         (status_lvalue) = taal__wait_for_start((scope), (future), (timeout)); \

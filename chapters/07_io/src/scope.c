@@ -199,8 +199,11 @@ int taal_timeout_close(taal_timeout *scope, int status)
 ** cancelled at once (a task that has not started never will) and awaited
 ** as _cancel_and_wait() awaits it, one iteration later than a plain await
 ** (the task parks with taal__task_park_released()), and ending cancelled
-** is reported as a timeout. The scope then has no timer; it only
-** remembers, for the close, that it cancelled the operation.
+** is reported as a timeout. That holds whatever the cancel answered: a
+** gather whose children are done but not yet collected refuses it, and is
+** waited for the same way, its result returned when it comes. The scope
+** then has no timer; it only remembers, for the close, that it asked the
+** operation to cancel.
 */
 int taal__wait_for_start(taal_timeout *scope, taal_future *future, double timeout)
 {
@@ -219,14 +222,16 @@ int taal__wait_for_start(taal_timeout *scope, taal_future *future, double timeou
     if (task->cancel != TAAL_CANCEL_NONE && scope->cancelling > 0)
         scope->cancelling--; /* asked for already: delivered at this wait, not ours */
     scope->state = TAAL_TIMEOUT_OPEN;
-    scope->immediate = taal__future_valid(future) && future->loop == task->future.loop &&
+    scope->immediate = taal__future_valid(future) &&
+                       future->kind != TAAL_FUTURE_WAITERS &&
+                       future->loop == task->future.loop &&
                        future != &task->future && /* awaited: TAAL_ERUNNING */
-                       taal_future_cancel(future);
-    if (scope->immediate) {
-        scope->state = TAAL_TIMEOUT_EXPIRING;
-        return taal__task_park_released(task, future);
-    }
-    return TAAL_OK;
+                       !taal__future_is_done(future);
+    if (!scope->immediate)
+        return TAAL_OK; /* the await gives its outcome, or says why not */
+    scope->state = TAAL_TIMEOUT_EXPIRING;
+    (void)taal_future_cancel(future); /* refused or not: _cancel_and_wait() */
+    return taal__task_park_released(task, future);
 }
 
 /* ---- task groups: the children's slots ----------------------------------------- */
