@@ -6,8 +6,11 @@
 **
 **   - raw Markdown or Doxygen in the text: a link that did not render
 **     ("]("), a command ("@section", "@subsection", "@ref", "@page",
-**     "\ref", an "autotoc_md" label), or a visible "-->" (a comment that
-**     lost its opening);
+**     "\ref", an "autotoc_md" label), a visible "-->" (a comment that
+**     lost its opening), bold that did not render ("**": Doxygen 1.9
+**     leaves a bold that starts with a code span or a quote as it is, so
+**     the page writes <b>...</b> there), or a table row that did not
+**     render ("|---", a table without the blank line before it);
 **   - markup that Doxygen escaped instead of rendering ("&lt;tt&gt;",
 **     "&lt;a href", "&lt;em&gt;"): a lone double quote, or a code span in a
 **     heading, which Doxygen 1.9 always escapes;
@@ -253,6 +256,26 @@ static void check_text(const page *p)
         while ((at = find(at, raw[i])) != NULL) {
             fail(p, (size_t)(at - p->text), "raw markup in the text: '%s'", raw[i]);
             at += strlen(raw[i]);
+        }
+    }
+    /* Markdown that did not render, on the pages made from Markdown (the
+     * API reference shows C, where `taal_future **` is a type). */
+    static const struct {
+        const char *raw, *why;
+    } markdown[] = {
+        {"**", "a bold that starts with a code span or a quote: write <b>...</b>"},
+        {"|---", "a table without a blank line before it?"},
+        {"| ---", "a table without a blank line before it?"},
+    };
+    bool from_markdown =
+        strncmp(p->name, "md_", 3) == 0 || strcmp(p->name, "index.html") == 0;
+    for (size_t i = 0; from_markdown && i < sizeof markdown / sizeof markdown[0]; i++) {
+        const char *at = p->text;
+        while ((at = find(at, markdown[i].raw)) != NULL) {
+            char what[128];
+            snprintf(what, sizeof what, "'%s' (%s)", markdown[i].raw, markdown[i].why);
+            fail(p, (size_t)(at - p->text), "raw markup in the text: %s", what);
+            at += strlen(markdown[i].raw);
         }
     }
     /* Markup Doxygen escaped instead of rendering: what a lone double quote
