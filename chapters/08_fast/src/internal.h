@@ -89,12 +89,12 @@ static inline void taal__ready_push(taal_loop *loop, taal_handle *handle)
     loop->ready_levels |= UINT32_C(1) << level;
 }
 
-/* Memory (loop.c). */
+/* Memory (slab.c). */
 void *taal__alloc(size_t size);
 void *taal__realloc(void *ptr, size_t size);
 void taal__free(void *ptr);
 
-/* Task blocks (loop.c): from the loop's slab (its free list, or a new
+/* Task blocks (slab.c): from the loop's slab (its free list, or a new
  * chunk), or from the allocator if larger than the largest size class;
  * and back. A block the program keeps past the loop's close is kept with
  * its chunk (taal__block_keep() returns the chunk, NULL for a block of the
@@ -103,6 +103,9 @@ void *taal__block_get(taal_loop *loop, size_t size);
 void taal__block_put(taal_loop *loop, void *block, size_t size);
 void *taal__block_keep(taal_loop *loop, void *block, size_t size);
 void taal__block_put_orphan(void *chunk, void *block);
+/* The loop closes (loop.c calls it last): every chunk is freed but those
+ * that still hold a kept block. */
+void taal__slab_close(taal_loop *loop);
 
 /* Marks a function that runs rarely (debug mode, tracing) and is kept out
  * of the hot function that calls it: a compiler inlines a static function

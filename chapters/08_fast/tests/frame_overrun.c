@@ -3,7 +3,7 @@
 **
 ** Chapter 08 cuts task blocks from a slab, side by side, where malloc()
 ** used to put a red zone between them. Under AddressSanitizer the slab
-** leaves a poisoned gap after each block instead (src/loop.c), so that a
+** leaves a poisoned gap after each block instead (src/slab.c), so that a
 ** task that writes past its frame (a frame size given too small) is
 ** reported, not silently written into the next task. This program does
 ** that; under the sanitize preset its test requires the report.

@@ -18,7 +18,7 @@
 #include <string.h>
 
 /* Under AddressSanitizer the slab leaves a poisoned gap of 16 bytes after
- * each block (src/loop.c), as malloc()'s red zones did. */
+ * each block (src/slab.c), as malloc()'s red zones did. */
 #if defined(__SANITIZE_ADDRESS__)
 #define SLAB_GAP 16
 #elif defined(__has_feature)
