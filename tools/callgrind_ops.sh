@@ -35,9 +35,8 @@ mkdir -p "$build/src"
 cat > "$build/src/CMakeLists.txt" <<CMAKE
 cmake_minimum_required(VERSION 3.25)
 project(taal_callgrind_ops LANGUAGES C)
-set(TAAL_UNBUILT_CHAPTERS ch07 ch08) # no unit tests: only the libraries
-set(TAAL_CH07_HELPERS $root/tests/include CACHE PATH "")
-set(TAAL_CH08_HELPERS $root/tests/include CACHE PATH "")
+# Added as subdirectories, the chapters build their libraries only: no
+# programs, no unit tests (their CMakeLists.txt, TAAL_CHNN_EXAMPLES/_TESTS).
 add_subdirectory($root/chapters/07_io ch07)
 add_subdirectory($root/chapters/08_fast ch08)
 foreach(ch ch07 ch08)
